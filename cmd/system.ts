@@ -1,0 +1,116 @@
+import type { FastifyInstance } from "fastify";
+import { SERVICE_NAMES, type Config, type ServiceName } from "../lib/config.js";
+import { systemClock, type Clock } from "../lib/clock.js";
+import { createLogger, type Logger } from "../lib/logger.js";
+import { InProcessBus, JetStreamBus, type EventBus } from "../lib/bus.js";
+import { Directory, serverInterceptors } from "../lib/directory.js";
+import { serveConnect, type Listening } from "../lib/serve.js";
+import type { ServiceFactory, ServiceInstance } from "../lib/service.js";
+import { buildGateway } from "../gateway/server.js";
+import { createHiringService } from "../services/hiring/index.js";
+import { createAccountsService } from "../services/accounts/index.js";
+import { createTrackingService } from "../services/tracking/index.js";
+import { createNotifierService } from "../services/notifier/index.js";
+
+export const FACTORIES: Record<ServiceName, ServiceFactory> = {
+  // The notifier comes first so its consumer is there before any relay publishes.
+  notifier: createNotifierService,
+  accounts: createAccountsService,
+  hiring: createHiringService,
+  tracking: createTrackingService,
+};
+
+export interface System {
+  config: Config;
+  bus: EventBus;
+  directory: Directory;
+  services: Map<ServiceName, ServiceInstance>;
+  /** Actual ports (differ from the configuration when it asked for port 0). */
+  ports: Partial<Record<ServiceName | "gateway", number>>;
+  gateway?: FastifyInstance;
+  gatewayUrl?: string;
+  close(): Promise<void>;
+}
+
+/** Asks a service in another process whether it is ready. */
+async function remoteReady(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2000) });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts the named services (each served on its own port) and, optionally, the gateway, in
+ * this process. Local services call each other in memory; the rest over HTTP/2.
+ */
+export async function startSystem(options: {
+  config: Config;
+  services: readonly ServiceName[];
+  gateway: boolean;
+  clock?: Clock;
+  log?: Logger;
+  host?: string;
+}): Promise<System> {
+  const { config } = options;
+  const log = options.log ?? createLogger(config.logLevel);
+  const clock = options.clock ?? systemClock;
+  const bus: EventBus = config.natsUrl ? await JetStreamBus.connect(config.natsUrl, config.natsPrefix, log) : new InProcessBus();
+  const directory = new Directory(config);
+  const services = new Map<ServiceName, ServiceInstance>();
+  const listening: Listening[] = [];
+  const ports: System["ports"] = {};
+  let gateway: FastifyInstance | undefined;
+
+  const close = async () => {
+    await gateway?.close();
+    for (const l of listening) await l.close();
+    for (const s of [...services.values()].reverse()) await s.close().catch((err) => log.error({ err }, "closing failed"));
+    await bus.close();
+  };
+
+  try {
+    const order = (Object.keys(FACTORIES) as ServiceName[]).filter((n) => options.services.includes(n));
+    for (const name of order) {
+      const instance = await FACTORIES[name]({ config, clock, bus, directory, log: log.child({ service: name }) });
+      services.set(name, instance);
+      directory.registerLocal(name, instance.routes);
+    }
+    for (const [name, instance] of services) {
+      const l = await serveConnect({
+        routes: instance.routes,
+        interceptors: serverInterceptors(config),
+        ready: () => instance.ready(),
+        port: config.ports[name],
+        host: options.host,
+      });
+      listening.push(l);
+      ports[name] = l.port;
+    }
+    for (const instance of services.values()) await instance.start();
+    if (options.gateway) {
+      const ready = async () => {
+        const checks = SERVICE_NAMES.map((n) => (services.has(n) ? services.get(n)!.ready() : remoteReady(config.serviceUrls[n])));
+        return (await Promise.all(checks)).every(Boolean);
+      };
+      gateway = await buildGateway({ directory, log, ready });
+      await gateway.listen({ port: config.ports.gateway, host: options.host ?? "0.0.0.0" });
+      ports.gateway = (gateway.server.address() as { port: number }).port;
+    }
+  } catch (err) {
+    await close().catch(() => undefined);
+    throw err;
+  }
+  return {
+    config,
+    bus,
+    directory,
+    services,
+    ports,
+    gateway,
+    gatewayUrl: ports.gateway !== undefined ? `http://127.0.0.1:${ports.gateway}` : undefined,
+    close,
+  };
+}

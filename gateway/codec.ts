@@ -1,0 +1,269 @@
+import { ScalarType, fromJson, toJson, type DescField, type DescMessage, type JsonValue } from "@bufbuild/protobuf";
+import { FeatureSet_FieldPresence, ValueSchema, ListValueSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
+
+/**
+ * The REST JSON codec. Unlike protobuf's canonical JSON it writes the proto field names
+ * (snake_case) as the specifications do, 64-bit integers as numbers, unset optional fields
+ * and unset messages as `null`, and timestamps in the API family's own format.
+ */
+
+/** Formats a timestamp for one field; the API family decides how. */
+export type TimestampFormat = (ts: Timestamp, fieldName: string) => string;
+
+function pad(n: number, width = 2): string {
+  return String(n).padStart(width, "0");
+}
+
+function dateTimeParts(ts: Timestamp): { base: string; micros: number } {
+  const ms = Number(ts.seconds) * 1000;
+  const d = new Date(ms);
+  const base = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+  return { base, micros: Math.floor(ts.nanos / 1000) };
+}
+
+/** Hiring export: ISO 8601 without a zone (`2020-02-10T10:00:00`), milliseconds when present. */
+export const hiringTimestamp: TimestampFormat = (ts) => {
+  const { base, micros } = dateTimeParts(ts);
+  const millis = Math.floor(micros / 1000);
+  return millis ? `${base}.${pad(millis, 3)}` : base;
+};
+
+/**
+ * Time tracking: UTC with an offset (`2024-12-13T00:18:26+00:00`); the `at` field (last
+ * change) carries microseconds with `Z`, as the real service answers.
+ */
+export const trackingTimestamp: TimestampFormat = (ts, fieldName) => {
+  const { base, micros } = dateTimeParts(ts);
+  return fieldName === "at" ? `${base}.${pad(micros, 6)}Z` : `${base}+00:00`;
+};
+
+const INT64_TYPES = new Set([ScalarType.INT64, ScalarType.UINT64, ScalarType.SINT64, ScalarType.FIXED64, ScalarType.SFIXED64]);
+const INT32_TYPES = new Set([ScalarType.INT32, ScalarType.UINT32, ScalarType.SINT32, ScalarType.FIXED32, ScalarType.SFIXED32]);
+const UNSIGNED = new Set([ScalarType.UINT32, ScalarType.FIXED32, ScalarType.UINT64, ScalarType.FIXED64]);
+
+type Plain = Record<string, unknown>;
+
+function encodeScalar(type: ScalarType, value: unknown): JsonValue {
+  switch (type) {
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT:
+      return Number.isFinite(value as number) ? (value as number) : null;
+    case ScalarType.BYTES:
+      return Buffer.from(value as Uint8Array).toString("base64");
+    case ScalarType.BOOL:
+      return Boolean(value);
+    case ScalarType.STRING:
+      return value as string;
+    default:
+      return Number(value as bigint | number);
+  }
+}
+
+function encodeMessageValue(desc: DescMessage, value: Plain, format: TimestampFormat, fieldName: string): JsonValue {
+  switch (desc.typeName) {
+    case "google.protobuf.Timestamp":
+      return format(value as unknown as Timestamp, fieldName);
+    case "google.protobuf.Struct":
+      // protobuf-es represents a singular Struct field as a plain JSON object already.
+      return value as JsonValue;
+    case "google.protobuf.Value":
+    case "google.protobuf.ListValue":
+      return toJson(desc, value as never);
+    default:
+      return encodeMessage(desc, value, format);
+  }
+}
+
+function encodeFieldValue(field: DescField, value: unknown, format: TimestampFormat): JsonValue {
+  switch (field.fieldKind) {
+    case "scalar":
+      return encodeScalar(field.scalar, value);
+    case "enum":
+      return Number(value);
+    case "message":
+      return encodeMessageValue(field.message, value as Plain, format, field.name);
+    case "list":
+      return (value as unknown[]).map((item) =>
+        field.listKind === "message"
+          ? encodeMessageValue(field.message, item as Plain, format, field.name)
+          : field.listKind === "scalar"
+            ? encodeScalar(field.scalar, item)
+            : Number(item),
+      );
+    case "map": {
+      const out: Record<string, JsonValue> = {};
+      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+        out[k] =
+          field.mapKind === "message"
+            ? encodeMessageValue(field.message, v as Plain, format, field.name)
+            : field.mapKind === "scalar"
+              ? encodeScalar(field.scalar, v)
+              : Number(v);
+      }
+      return out;
+    }
+  }
+}
+
+/** Encodes one field of a message as the REST body (a bare array, object, scalar or null). */
+export function encodeField(field: DescField, value: unknown, format: TimestampFormat): JsonValue {
+  if (value === undefined) return field.fieldKind === "list" ? [] : null;
+  return encodeFieldValue(field, value, format);
+}
+
+export function encodeMessage(desc: DescMessage, msg: Plain, format: TimestampFormat): JsonValue {
+  const out: Record<string, JsonValue> = {};
+  for (const field of desc.fields) {
+    const value = field.oneof ? undefined : msg[field.localName];
+    if (value === undefined) {
+      if (field.fieldKind === "list") out[field.name] = [];
+      else if (field.fieldKind === "map") out[field.name] = {};
+      else if (field.fieldKind === "message" || field.presence === FeatureSet_FieldPresence.EXPLICIT) out[field.name] = null;
+      continue;
+    }
+    out[field.name] = encodeFieldValue(field, value, format);
+  }
+  return out;
+}
+
+/** A client's value that does not fit the field; the gateway answers 400 with its message. */
+export class RestInputError extends Error {}
+
+function describe(v: unknown): string {
+  return v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
+}
+
+function decodeScalar(type: ScalarType, v: unknown, name: string): unknown {
+  const fail = (expected: string) => new RestInputError(`Invalid value for ${name}: expected ${expected}, got ${describe(v)}`);
+  if (type === ScalarType.STRING) {
+    if (typeof v !== "string") throw fail("string");
+    return v;
+  }
+  if (type === ScalarType.BOOL) {
+    if (typeof v !== "boolean") throw fail("boolean");
+    return v;
+  }
+  if (type === ScalarType.BYTES) {
+    if (typeof v !== "string") throw fail("base64 string");
+    return new Uint8Array(Buffer.from(v, "base64"));
+  }
+  if (type === ScalarType.DOUBLE || type === ScalarType.FLOAT) {
+    if (typeof v !== "number" || !Number.isFinite(v)) throw fail("number");
+    return v;
+  }
+  // Integers: a JSON number, or a string of digits for 64-bit values beyond 2^53.
+  const text = typeof v === "number" ? (Number.isInteger(v) ? String(v) : "") : typeof v === "string" ? v : "";
+  if (!/^-?\d+$/.test(text)) throw fail("integer");
+  const big = BigInt(text);
+  if (UNSIGNED.has(type) && big < 0n) throw fail("non-negative integer");
+  if (INT64_TYPES.has(type)) {
+    if (big > 9223372036854775807n || big < -9223372036854775808n) throw fail("64-bit integer");
+    return big;
+  }
+  if (INT32_TYPES.has(type) && (big > 4294967295n || big < -2147483648n)) throw fail("32-bit integer");
+  return Number(big);
+}
+
+function decodeMessageValue(desc: DescMessage, v: unknown, name: string): unknown {
+  switch (desc.typeName) {
+    case "google.protobuf.Timestamp": {
+      if (typeof v !== "string") throw new RestInputError(`Invalid value for ${name}: expected RFC 3339 time, got ${describe(v)}`);
+      const ms = Date.parse(v);
+      if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/.test(v) || Number.isNaN(ms)) {
+        throw new RestInputError(`Invalid value for ${name}: expected RFC 3339 time`);
+      }
+      const seconds = Math.floor(ms / 1000);
+      const frac = /\.(\d+)/.exec(v)?.[1] ?? "";
+      return { seconds: BigInt(seconds), nanos: Number((frac + "000000000").slice(0, 9)) };
+    }
+    case "google.protobuf.Struct":
+      if (typeof v !== "object" || v === null || Array.isArray(v)) throw new RestInputError(`Invalid value for ${name}: expected object`);
+      return v;
+    case "google.protobuf.Value":
+      return fromJson(ValueSchema, v as JsonValue);
+    case "google.protobuf.ListValue":
+      if (!Array.isArray(v)) throw new RestInputError(`Invalid value for ${name}: expected array`);
+      return fromJson(ListValueSchema, v as JsonValue);
+    default:
+      return decodeMessage(desc, v, name);
+  }
+}
+
+function decodeFieldValue(field: DescField, v: unknown, name: string): unknown {
+  switch (field.fieldKind) {
+    case "scalar":
+      return decodeScalar(field.scalar, v, name);
+    case "enum":
+      return decodeScalar(ScalarType.INT32, v, name);
+    case "message":
+      return decodeMessageValue(field.message, v, name);
+    case "list": {
+      if (!Array.isArray(v)) throw new RestInputError(`Invalid value for ${name}: expected array, got ${describe(v)}`);
+      return v.map((item, i) =>
+        field.listKind === "message"
+          ? decodeMessageValue(field.message, item, `${name}[${i}]`)
+          : decodeScalar(field.listKind === "scalar" ? field.scalar : ScalarType.INT32, item, `${name}[${i}]`),
+      );
+    }
+    case "map": {
+      if (typeof v !== "object" || v === null || Array.isArray(v)) throw new RestInputError(`Invalid value for ${name}: expected object`);
+      const out: Record<string, unknown> = {};
+      for (const [k, item] of Object.entries(v)) {
+        out[k] =
+          field.mapKind === "message"
+            ? decodeMessageValue(field.message, item, `${name}.${k}`)
+            : decodeScalar(field.mapKind === "scalar" ? field.scalar : ScalarType.INT32, item, `${name}.${k}`);
+      }
+      return out;
+    }
+  }
+}
+
+/** Decodes a REST JSON object into a message init; unknown names are ignored, null means unset. */
+export function decodeMessage(desc: DescMessage, json: unknown, name = "body"): Plain {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new RestInputError(`Invalid value for ${name}: expected object, got ${describe(json)}`);
+  }
+  const out: Plain = {};
+  const input = json as Record<string, unknown>;
+  for (const field of desc.fields) {
+    const v = field.name in input ? input[field.name] : input[field.jsonName];
+    if (v === undefined || v === null) continue;
+    out[field.localName] = decodeFieldValue(field, v, field.name);
+  }
+  return out;
+}
+
+/** Decodes one field from its REST JSON value (a body mapped onto a single field). */
+export function decodeField(field: DescField, v: unknown): unknown {
+  if (v === undefined || v === null) return undefined;
+  return decodeFieldValue(field, v, field.name);
+}
+
+/**
+ * Coerces query and path strings to a field's type: numbers, booleans, comma-separated or
+ * repeated values for repeated fields.
+ */
+export function coerceParam(field: DescField, raw: string | string[]): unknown {
+  const values = Array.isArray(raw) ? raw : [raw];
+  const one = (text: string): unknown => {
+    const type = field.fieldKind === "scalar" || (field.fieldKind === "list" && field.listKind === "scalar") ? field.scalar! : undefined;
+    if (type === undefined) throw new RestInputError(`${field.name} cannot be given in the query`);
+    if (type === ScalarType.STRING) return text;
+    if (type === ScalarType.BOOL) {
+      if (text === "true" || text === "1") return true;
+      if (text === "false" || text === "0") return false;
+      throw new RestInputError(`Invalid value for ${field.name}: expected true or false`);
+    }
+    if (type === ScalarType.DOUBLE || type === ScalarType.FLOAT) {
+      const n = Number(text);
+      if (text.trim() === "" || !Number.isFinite(n)) throw new RestInputError(`Invalid value for ${field.name}: expected number`);
+      return n;
+    }
+    return decodeScalar(type, text, field.name);
+  };
+  if (field.fieldKind === "list") {
+    return values.flatMap((v) => v.split(",")).filter((v) => v !== "").map(one);
+  }
+  return one(values[values.length - 1]);
+}

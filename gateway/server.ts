@@ -1,0 +1,174 @@
+import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from "fastify";
+import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
+import type { DescService, JsonValue } from "@bufbuild/protobuf";
+import { Family } from "../gen/gateway/v1/annotations_pb.js";
+import { IdentityService } from "../gen/accounts/v1/accounts_pb.js";
+import { HiringAdminService } from "../gen/hiring/v1/admin_pb.js";
+import type { Directory } from "../lib/directory.js";
+import type { Logger } from "../lib/logger.js";
+import { HEADER } from "../lib/identity.js";
+import { PROTO_FILES } from "./catalog.js";
+import { collectRoutes, type RestRoute } from "./routes.js";
+import { coerceParam, decodeField, decodeMessage, encodeField, encodeMessage, hiringTimestamp, trackingTimestamp, RestInputError } from "./codec.js";
+import { errorReply, familyOfPath, isRetiredHiringVersion, replyForConnectError, type ErrorReply } from "./errors.js";
+import { AuthenticationFailed, Authenticator, SESSION_COOKIE } from "./auth.js";
+
+export const BODY_LIMIT = 1024 * 1024;
+/** Session cookie lifetime; the accounts service expires sessions after the same time. */
+export const SESSION_MAX_AGE_SECONDS = 30 * 24 * 3600;
+
+export interface GatewayOptions {
+  directory: Directory;
+  log: Logger;
+  ready: () => Promise<boolean>;
+  services?: DescService[];
+}
+
+function send(reply: FastifyReply, r: ErrorReply): FastifyReply {
+  return reply.code(r.status).type("application/json").send(JSON.stringify(r.body));
+}
+
+function sessionCookie(token: string, maxAge: number): string {
+  return `${SESSION_COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age=${maxAge}`;
+}
+
+/** Builds the request message from path variables, the query string and the body. */
+function requestMessage(route: RestRoute, req: FastifyRequest): Record<string, unknown> {
+  const input = route.method.input;
+  let message: Record<string, unknown> = {};
+  const body = req.body;
+  if (route.option.body === "*") {
+    if (body !== undefined) message = decodeMessage(input, body);
+  } else if (route.bodyField) {
+    const value = decodeField(route.bodyField, body);
+    if (value !== undefined) message[route.bodyField.localName] = value;
+  }
+  const query = (req.query ?? {}) as Record<string, string | string[]>;
+  const params = (req.params ?? {}) as Record<string, string>;
+  for (const field of input.fields) {
+    if (route.pathVariables.includes(field.name)) continue;
+    if (field === route.bodyField) continue;
+    const raw = query[field.name];
+    if (raw === undefined) continue;
+    message[field.localName] = coerceParam(field, raw);
+  }
+  for (const name of route.pathVariables) {
+    const field = input.fields.find((f) => f.name === name)!;
+    try {
+      message[field.localName] = coerceParam(field, params[name]);
+    } catch {
+      throw new RestInputError(`Invalid ${name}`);
+    }
+  }
+  return message;
+}
+
+function publicUrl(req: FastifyRequest): string {
+  const proto = (req.headers["x-forwarded-proto"] as string | undefined)?.split(",")[0]?.trim() || req.protocol;
+  return `${proto}://${req.headers.host ?? "localhost"}${req.url}`;
+}
+
+/**
+ * The gateway: one Fastify route per RPC with a route option, found in the descriptors at
+ * start-up; REST JSON in, a Connect call to the owning service, REST JSON out.
+ */
+export async function buildGateway(options: GatewayOptions) {
+  const { directory, log } = options;
+  const app = Fastify({ loggerInstance: log as unknown as FastifyBaseLogger, bodyLimit: BODY_LIMIT, disableRequestLogging: true, trustProxy: true });
+  const services = options.services ?? PROTO_FILES.flatMap((f) => f.services);
+  const routes = collectRoutes(services);
+  const auth = new Authenticator(directory.client("accounts", IdentityService), directory.client("hiring", HiringAdminService));
+  const clients = new Map<DescService, Client<DescService>>();
+  const clientFor = (route: RestRoute) => {
+    let c = clients.get(route.service);
+    if (!c) {
+      c = createClient(route.service, directory.transport(route.owner));
+      clients.set(route.service, c);
+    }
+    return c;
+  };
+
+  // JSON bodies of any declared type; an empty body is no body (clients send POSTs without one).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser("*", { parseAs: "string" }, (_req, text, done) => {
+    const s = (text as string).trim();
+    if (s === "") return done(null, undefined);
+    try {
+      done(null, JSON.parse(s));
+    } catch {
+      done(Object.assign(new Error("Invalid JSON input"), { statusCode: 400 }), undefined);
+    }
+  });
+
+  app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
+    const family = familyOfPath(req.url);
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
+    if (status === 500) req.log.error({ err }, "unexpected gateway error");
+    const message = status === 413 ? "Request body too large" : status === 500 ? "Internal Server Error" : err.message;
+    return send(reply, errorReply(family, status, message));
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const family = familyOfPath(req.url);
+    if (family === Family.HIRING && isRetiredHiringVersion(req.url)) {
+      return send(reply, errorReply(family, 410, "API version no longer available"));
+    }
+    return send(reply, errorReply(family, 404, "Not Found"));
+  });
+
+  app.get("/healthz", async () => ({ status: "ok" }));
+  app.get("/readyz", async (_req, reply) => {
+    const ok = await options.ready().catch(() => false);
+    return reply.code(ok ? 200 : 503).send({ status: ok ? "ok" : "unavailable" });
+  });
+
+  for (const route of routes) {
+    const format = route.family === Family.HIRING ? hiringTimestamp : trackingTimestamp;
+    const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+      let identity: Record<string, string>;
+      try {
+        identity = await auth.identify(route.family, { authorization: req.headers.authorization, cookie: req.headers.cookie }, route.option.public);
+      } catch (err) {
+        if (err instanceof AuthenticationFailed) {
+          return route.family === Family.HIRING
+            ? send(reply, errorReply(route.family, 401, "Unauthorized"))
+            : send(reply, errorReply(route.family, 403, "Incorrect username and/or password"));
+        }
+        return send(reply, replyForConnectError(route.family, ConnectError.from(err)));
+      }
+      let message: Record<string, unknown>;
+      try {
+        message = requestMessage(route, req);
+      } catch (err) {
+        if (err instanceof RestInputError) return send(reply, errorReply(route.family, 400, err.message));
+        throw err;
+      }
+      let response: Record<string, unknown>;
+      try {
+        const call = (clientFor(route) as unknown as Record<string, (m: unknown, o: unknown) => Promise<Record<string, unknown>>>)[route.method.localName];
+        response = await call(message, {
+          headers: { ...identity, [HEADER.requestUrl]: publicUrl(req) },
+          timeoutMs: 30_000,
+        });
+      } catch (err) {
+        const e = ConnectError.from(err);
+        if (e.code === Code.Internal || e.code === Code.Unknown) req.log.error({ err: e, rpc: route.method.name }, "service error");
+        return send(reply, replyForConnectError(route.family, e));
+      }
+      const status = route.option.status || 200;
+      if (route.option.sessionCookie) {
+        const token = response[route.method.output.fields.find((f) => f.name === route.option.sessionCookie)!.localName];
+        if (typeof token === "string" && token) reply.header("set-cookie", sessionCookie(token, SESSION_MAX_AGE_SECONDS));
+      }
+      if (route.option.clearSessionCookie) reply.header("set-cookie", sessionCookie("", 0));
+      if (route.option.emptyBody) return reply.code(status).send();
+      const body: JsonValue = route.responseField
+        ? encodeField(route.responseField, response[route.responseField.localName], format)
+        : encodeMessage(route.method.output, response, format);
+      return reply.code(status).type("application/json").send(JSON.stringify(body));
+    };
+    for (const url of route.paths) app.route({ method: route.httpMethod as "GET", url, handler });
+  }
+  app.log.debug({ routes: routes.length }, "gateway routes registered");
+  return app;
+}

@@ -1,0 +1,142 @@
+import { connect, AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, headers as natsHeaders, type NatsConnection, type JetStreamClient } from "nats";
+import type { Logger } from "./logger.js";
+
+export interface BusMessage {
+  subject: string;
+  /** Event id; JetStream deduplicates on it. */
+  id: string;
+  data: Uint8Array;
+}
+
+export interface Consumer {
+  stop(): Promise<void>;
+}
+
+/**
+ * EventBus is the stream every service publishes its events to. `publish` resolves once the
+ * stream has stored the message; `consume` hands messages to the handler one at a time, in
+ * stream order, and acknowledges a message only after the handler resolved.
+ */
+export interface EventBus {
+  publish(msg: BusMessage): Promise<void>;
+  consume(durable: string, handler: (msg: BusMessage) => Promise<void>): Promise<Consumer>;
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/**
+ * InProcessBus is the embedded default: publishing runs the consumers' handlers directly, so a
+ * publish succeeds only when every consumer has stored the message. With no consumer it fails,
+ * and the outbox keeps the event until one is there.
+ */
+export class InProcessBus implements EventBus {
+  private readonly consumers = new Map<string, (msg: BusMessage) => Promise<void>>();
+  private chain: Promise<void> = Promise.resolve();
+
+  async publish(msg: BusMessage): Promise<void> {
+    if (this.consumers.size === 0) throw new Error("no consumer on the in-process bus");
+    // One message at a time, as a stream hands them out.
+    const run = this.chain.then(async () => {
+      for (const handler of this.consumers.values()) await handler(msg);
+    });
+    this.chain = run.catch(() => undefined);
+    await run;
+  }
+
+  async consume(durable: string, handler: (msg: BusMessage) => Promise<void>): Promise<Consumer> {
+    this.consumers.set(durable, handler);
+    return { stop: async () => void this.consumers.delete(durable) };
+  }
+
+  async ready(): Promise<boolean> {
+    return true;
+  }
+
+  async close(): Promise<void> {
+    this.consumers.clear();
+  }
+}
+
+/** JetStreamBus publishes to and consumes from the JetStream stream EVENTS. */
+export class JetStreamBus implements EventBus {
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    readonly streamName: string,
+    readonly subjectPrefix: string,
+    private readonly log: Logger,
+  ) {}
+
+  static async connect(url: string, prefix: string, log: Logger): Promise<JetStreamBus> {
+    const nc = await connect({ servers: url, maxReconnectAttempts: -1, reconnectTimeWait: 500, name: "workhub" });
+    const streamName = `${prefix.replace(/[^A-Za-z0-9_-]/g, "_")}EVENTS`;
+    const subjectPrefix = `${prefix}events`;
+    const jsm = await nc.jetstreamManager();
+    const config = {
+      name: streamName,
+      subjects: [`${subjectPrefix}.>`],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      duplicate_window: 2 * 60 * 1_000_000_000,
+      max_age: 7 * 24 * 3600 * 1_000_000_000,
+    };
+    try {
+      await jsm.streams.info(streamName);
+    } catch {
+      await jsm.streams.add(config);
+    }
+    return new JetStreamBus(nc, nc.jetstream(), streamName, subjectPrefix, log);
+  }
+
+  async publish(msg: BusMessage): Promise<void> {
+    const h = natsHeaders();
+    h.set("Nats-Msg-Id", msg.id);
+    await this.js.publish(`${this.subjectPrefix}.${msg.subject}`, msg.data, { msgID: msg.id, headers: h });
+  }
+
+  async consume(durable: string, handler: (msg: BusMessage) => Promise<void>): Promise<Consumer> {
+    const jsm = await this.nc.jetstreamManager();
+    await jsm.consumers.add(this.streamName, {
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: 30_000_000_000,
+      max_ack_pending: 1000,
+    });
+    const consumer = await this.js.consumers.get(this.streamName, durable);
+    const messages = await consumer.consume({ max_messages: 256 });
+    const prefixLength = this.subjectPrefix.length + 1;
+    const done = (async () => {
+      for await (const m of messages) {
+        const id = m.headers?.get("Nats-Msg-Id") ?? `${m.seq}`;
+        try {
+          await handler({ subject: m.subject.slice(prefixLength), id, data: m.data });
+          m.ack();
+        } catch (err) {
+          this.log.warn({ err, subject: m.subject }, "event handler failed; redelivery later");
+          m.nak(1000);
+        }
+      }
+    })();
+    return {
+      stop: async () => {
+        await messages.close();
+        await done;
+      },
+    };
+  }
+
+  async ready(): Promise<boolean> {
+    if (this.nc.isClosed()) return false;
+    try {
+      await this.nc.flush();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.nc.drain().catch(() => this.nc.close());
+  }
+}

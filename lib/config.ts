@@ -1,0 +1,76 @@
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { join, resolve } from "node:path";
+
+export const SERVICE_NAMES = ["hiring", "accounts", "tracking", "notifier"] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+export const DEFAULT_PORTS: Record<ServiceName | "gateway", number> = {
+  gateway: 8080,
+  hiring: 8081,
+  accounts: 8082,
+  tracking: 8083,
+  notifier: 8084,
+};
+
+/** Config is everything the processes read from the environment, read in one place. */
+export interface Config {
+  dataDir: string;
+  mysqlUrl?: string;
+  natsUrl?: string;
+  /** Prefix of the MySQL database names: `<prefix><service>`. */
+  databasePrefix: string;
+  /** Shared secret that internal callers present; only the gateway and services know it. */
+  internalToken: string;
+  logLevel: string;
+  ports: Record<ServiceName | "gateway", number>;
+  /** Base URLs of the services for callers in other processes. */
+  serviceUrls: Record<ServiceName, string>;
+  webhookAllowInternal: boolean;
+  /** Prefix of the NATS stream and consumer names (tests use their own). */
+  natsPrefix: string;
+}
+
+function envPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name} must be a port number, got ${raw}`);
+  return port;
+}
+
+/** The internal token: INTERNAL_TOKEN, or one kept in the data directory so the admin CLI finds it. */
+function internalToken(env: NodeJS.ProcessEnv, dataDir: string): string {
+  if (env.INTERNAL_TOKEN) return env.INTERNAL_TOKEN;
+  const file = join(dataDir, "internal-token");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(dataDir, { recursive: true });
+  const token = randomBytes(32).toString("base64url");
+  writeFileSync(file, token, { mode: 0o600, flag: "wx" });
+  return token;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = resolve(env.DATA_DIR || "./data");
+  const ports = {
+    gateway: envPort(env, "PORT", DEFAULT_PORTS.gateway),
+    hiring: envPort(env, "HIRING_PORT", DEFAULT_PORTS.hiring),
+    accounts: envPort(env, "ACCOUNTS_PORT", DEFAULT_PORTS.accounts),
+    tracking: envPort(env, "TRACKING_PORT", DEFAULT_PORTS.tracking),
+    notifier: envPort(env, "NOTIFIER_PORT", DEFAULT_PORTS.notifier),
+  };
+  const url = (name: ServiceName) =>
+    env[`${name.toUpperCase()}_URL`] || `http://127.0.0.1:${ports[name] || DEFAULT_PORTS[name]}`;
+  return {
+    dataDir,
+    mysqlUrl: env.MYSQL_URL || undefined,
+    natsUrl: env.NATS_URL || undefined,
+    databasePrefix: env.DATABASE_PREFIX ?? "workhub_",
+    internalToken: internalToken(env, dataDir),
+    logLevel: env.LOG_LEVEL || "info",
+    ports,
+    serviceUrls: { hiring: url("hiring"), accounts: url("accounts"), tracking: url("tracking"), notifier: url("notifier") },
+    webhookAllowInternal: env.WEBHOOK_ALLOW_INTERNAL === "1",
+    natsPrefix: env.NATS_PREFIX ?? "",
+  };
+}

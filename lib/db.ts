@@ -1,0 +1,111 @@
+import knexFactory, { type Knex } from "knex";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Config, ServiceName } from "./config.js";
+
+export type { Knex };
+
+/** A migration of one service's schema; migrations run in the order of their names. */
+export interface Migration {
+  name: string;
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+export function databaseName(config: Config, service: ServiceName): string {
+  return `${config.databasePrefix}${service}`;
+}
+
+function mysqlConnection(url: string, database?: string): Knex.MySql2ConnectionConfig {
+  const u = new URL(url);
+  return {
+    host: u.hostname,
+    port: Number(u.port || 3306),
+    user: decodeURIComponent(u.username || "root"),
+    password: decodeURIComponent(u.password),
+    database,
+    supportBigNumbers: true,
+    dateStrings: false,
+    timezone: "Z",
+    charset: "utf8mb4",
+  };
+}
+
+/** Opens the service's own schema (SQLite file or MySQL database), creating it when missing. */
+export async function connectDatabase(config: Config, service: ServiceName): Promise<Knex> {
+  if (config.mysqlUrl) {
+    const name = databaseName(config, service);
+    const admin = knexFactory({ client: "mysql2", connection: mysqlConnection(config.mysqlUrl), pool: { min: 0, max: 1 } });
+    try {
+      await admin.raw("CREATE DATABASE IF NOT EXISTS ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", [name]);
+    } finally {
+      await admin.destroy();
+    }
+    return knexFactory({
+      client: "mysql2",
+      connection: mysqlConnection(config.mysqlUrl, name),
+      pool: { min: 0, max: 10 },
+    });
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  return knexFactory({
+    client: "better-sqlite3",
+    connection: { filename: join(config.dataDir, `${service}.sqlite`) },
+    useNullAsDefault: true,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        conn.pragma("journal_mode = WAL");
+        conn.pragma("synchronous = NORMAL");
+        conn.pragma("foreign_keys = ON");
+        conn.pragma("busy_timeout = 5000");
+        done(null, conn);
+      },
+    },
+  });
+}
+
+export async function migrate(db: Knex, migrations: Migration[]): Promise<void> {
+  const source: Knex.MigrationSource<Migration> = {
+    getMigrations: async () => [...migrations].sort((a, b) => a.name.localeCompare(b.name)),
+    getMigrationName: (m) => m.name,
+    getMigration: async (m) => m,
+  };
+  await db.migrate.latest({ migrationSource: source });
+}
+
+/** Opens and migrates a service's schema. */
+export async function openDatabase(config: Config, service: ServiceName, migrations: Migration[]): Promise<Knex> {
+  const db = await connectDatabase(config, service);
+  await migrate(db, migrations);
+  return db;
+}
+
+/** Drops a service's MySQL database (tests clean up after themselves). */
+export async function dropDatabase(config: Config, service: ServiceName): Promise<void> {
+  if (!config.mysqlUrl) return;
+  const admin = knexFactory({ client: "mysql2", connection: mysqlConnection(config.mysqlUrl), pool: { min: 0, max: 1 } });
+  try {
+    await admin.raw("DROP DATABASE IF EXISTS ??", [databaseName(config, service)]);
+  } finally {
+    await admin.destroy();
+  }
+}
+
+export function isMysql(db: Knex): boolean {
+  return db.client.config.client === "mysql2";
+}
+
+/** True when the error is a unique-key violation in either engine. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; errno?: number };
+  return e?.code === "ER_DUP_ENTRY" || e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY";
+}
+
+/** A date read back from either engine: a Date (MySQL), epoch milliseconds or a UTC string (SQLite). */
+export function dbDate(v: Date | string | number): Date {
+  if (v instanceof Date) return v;
+  if (typeof v === "string" && !/[zZ]|[+-]\d\d:?\d\d$/.test(v)) return new Date(`${v.replace(" ", "T")}Z`);
+  return new Date(v);
+}

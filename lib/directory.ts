@@ -1,0 +1,46 @@
+import { createClient, createRouterTransport, type Client, type ConnectRouter, type Interceptor, type Transport } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import type { DescService } from "@bufbuild/protobuf";
+import type { Config, ServiceName } from "./config.js";
+import { internalAuthInterceptor, internalTokenInterceptor } from "./identity.js";
+
+/** The interceptors every service runs on every call, whatever the transport. */
+export function serverInterceptors(config: Config): Interceptor[] {
+  return [internalAuthInterceptor(config.internalToken)];
+}
+
+/**
+ * Directory finds the services. A service running in this process is called in memory
+ * (same interceptors, same codecs, no socket); any other over HTTP/2 at its configured URL.
+ */
+export class Directory {
+  private readonly local = new Map<ServiceName, (router: ConnectRouter) => void>();
+  private readonly transports = new Map<ServiceName, Transport>();
+
+  constructor(private readonly config: Config) {}
+
+  registerLocal(name: ServiceName, routes: (router: ConnectRouter) => void): void {
+    this.local.set(name, routes);
+    this.transports.delete(name);
+  }
+
+  transport(name: ServiceName): Transport {
+    let t = this.transports.get(name);
+    if (!t) {
+      const interceptors = [internalTokenInterceptor(this.config.internalToken)];
+      const routes = this.local.get(name);
+      t = routes
+        ? createRouterTransport(routes, {
+            transport: { interceptors, useBinaryFormat: true },
+            router: { interceptors: serverInterceptors(this.config) },
+          })
+        : createConnectTransport({ baseUrl: this.config.serviceUrls[name], httpVersion: "2", useBinaryFormat: true, interceptors });
+      this.transports.set(name, t);
+    }
+    return t;
+  }
+
+  client<S extends DescService>(name: ServiceName, service: S): Client<S> {
+    return createClient(service, this.transport(name));
+  }
+}

@@ -1,0 +1,178 @@
+import { create, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import { anyPack, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { EventSchema } from "../gen/events/v1/event_pb.js";
+import type { Knex } from "./db.js";
+import type { EventBus } from "./bus.js";
+import type { Clock } from "./clock.js";
+import type { Logger } from "./logger.js";
+import { sortableId, randomToken } from "./ids.js";
+
+/** What a service says happened; the outbox turns it into an events.v1.Event. */
+export interface DomainEvent<Desc extends DescMessage = DescMessage> {
+  workspaceId: string;
+  entity: string;
+  action: string;
+  userId?: bigint;
+  objectId: string;
+  object?: { schema: Desc; message: MessageShape<Desc> };
+}
+
+export const outboxMigration = {
+  name: "0000_outbox",
+  async up(knex: Knex) {
+    await knex.schema.createTable("outbox", (t) => {
+      t.bigIncrements("seq");
+      t.string("id", 40).notNullable().unique();
+      t.string("subject", 300).notNullable();
+      t.binary("data").notNullable();
+      t.dateTime("created_at", { precision: 3 }).notNullable();
+      t.dateTime("sent_at", { precision: 3 }).nullable();
+      t.index(["sent_at", "seq"]);
+    });
+    await knex.schema.createTable("outbox_lease", (t) => {
+      t.string("name", 40).primary();
+      t.string("holder", 64).notNullable();
+      t.bigInteger("expires_at_ms").notNullable();
+    });
+  },
+  async down(knex: Knex) {
+    await knex.schema.dropTable("outbox_lease");
+    await knex.schema.dropTable("outbox");
+  },
+};
+
+/** A subject token may not hold dots, spaces or wildcards. */
+function token(s: string): string {
+  return s.replace(/[.\s*>]/g, "_") || "_";
+}
+
+let lastMs = 0;
+let lastSeq = 0;
+/** Event ids sort by creation inside one process, also within one millisecond. */
+function nextEventId(nowMs: number): string {
+  if (nowMs <= lastMs) {
+    lastSeq += 1;
+  } else {
+    lastMs = nowMs;
+    lastSeq = 0;
+  }
+  return `${sortableId(lastMs)}${lastSeq.toString(36).padStart(4, "0")}`;
+}
+
+/** Writes the event into the outbox inside the caller's transaction. */
+export async function recordEvent(trx: Knex.Transaction, service: string, clock: Clock, ev: DomainEvent): Promise<string> {
+  const now = clock.now();
+  const id = nextEventId(now.getTime());
+  const event = create(EventSchema, {
+    id,
+    service,
+    workspaceId: ev.workspaceId,
+    entity: ev.entity,
+    action: ev.action,
+    userId: ev.userId ?? 0n,
+    occurredAt: timestampFromDate(now),
+    objectId: ev.objectId,
+    object: ev.object ? anyPack(ev.object.schema, ev.object.message) : undefined,
+  });
+  await trx("outbox").insert({
+    id,
+    subject: [service, token(ev.workspaceId), token(ev.entity), token(ev.action)].join("."),
+    data: Buffer.from(toBinary(EventSchema, event)),
+    created_at: now,
+  });
+  return id;
+}
+
+/**
+ * OutboxRelay publishes outbox rows to the bus in order and marks them sent after the
+ * stream's ack. One relay per schema is active at a time (a lease row); the others wait.
+ */
+export class OutboxRelay {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private again = false;
+  private stopped = false;
+  private readonly holder = randomToken(12);
+
+  constructor(
+    private readonly db: Knex,
+    private readonly bus: EventBus,
+    private readonly log: Logger,
+    private readonly options: { intervalMs?: number; batch?: number; leaseMs?: number } = {},
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Publish soon: a transaction with events has committed. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) this.again = true;
+    else this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.tick().finally(() => {
+        this.running = undefined;
+        const again = this.again;
+        this.again = false;
+        this.schedule(again ? 0 : (this.options.intervalMs ?? 200));
+      });
+    }, ms);
+  }
+
+  private async holdLease(): Promise<boolean> {
+    const now = Date.now();
+    const expires = now + (this.options.leaseMs ?? 10_000);
+    const updated = await this.db("outbox_lease")
+      .where({ name: "relay" })
+      .andWhere((q) => q.where({ holder: this.holder }).orWhere("expires_at_ms", "<", now))
+      .update({ holder: this.holder, expires_at_ms: expires });
+    if (updated > 0) return true;
+    try {
+      await this.db("outbox_lease").insert({ name: "relay", holder: this.holder, expires_at_ms: expires });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Publishes everything pending; resolves when the outbox is empty or the bus fails. */
+  async tick(): Promise<void> {
+    try {
+      if (!(await this.holdLease())) return;
+      for (;;) {
+        const rows: { seq: number; id: string; subject: string; data: Buffer }[] = await this.db("outbox")
+          .whereNull("sent_at")
+          .orderBy("seq")
+          .limit(this.options.batch ?? 200)
+          .select("seq", "id", "subject", "data");
+        if (rows.length === 0) return;
+        const sent: number[] = [];
+        try {
+          for (const row of rows) {
+            await this.bus.publish({ subject: row.subject, id: row.id, data: new Uint8Array(row.data) });
+            sent.push(row.seq);
+          }
+        } finally {
+          if (sent.length) await this.db("outbox").whereIn("seq", sent).update({ sent_at: new Date() });
+        }
+        if (rows.length < (this.options.batch ?? 200)) return;
+      }
+    } catch (err) {
+      this.log.warn({ err }, "outbox relay: publish failed, will retry");
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    await this.db("outbox_lease").where({ name: "relay", holder: this.holder }).delete().catch(() => undefined);
+  }
+}

@@ -1,0 +1,76 @@
+import { timingSafeEqual, createHash } from "node:crypto";
+import { Code, ConnectError, createContextKey, type HandlerContext, type Interceptor } from "@connectrpc/connect";
+
+/** Request metadata that only holders of the internal token can set. */
+export const HEADER = {
+  internalToken: "x-internal-token",
+  userId: "x-user-id",
+  hiringWorkspaceId: "x-hiring-workspace-id",
+  sessionToken: "x-session-token",
+  requestUrl: "x-request-url",
+} as const;
+
+/** Who is calling, as the gateway established it. Internal callers have no user. */
+export interface Caller {
+  userId?: bigint;
+  hiringWorkspaceId?: string;
+  sessionToken?: string;
+  /** The public URL of the REST request, for answers that link to further pages. */
+  requestUrl?: string;
+}
+
+export const callerKey = createContextKey<Caller>({}, { description: "caller" });
+
+/** Constant-time comparison of two secrets of any length. */
+export function secretsEqual(a: string, b: string): boolean {
+  const ha = createHash("sha256").update(a).digest();
+  const hb = createHash("sha256").update(b).digest();
+  return timingSafeEqual(ha, hb);
+}
+
+/**
+ * Server side: every call must carry the internal token; the identity headers that come with
+ * it are put into the context. Anything else is rejected before a handler runs.
+ */
+export function internalAuthInterceptor(token: string): Interceptor {
+  return (next) => async (req) => {
+    const presented = req.header.get(HEADER.internalToken) ?? "";
+    if (!presented || !secretsEqual(presented, token)) {
+      throw new ConnectError("internal token required", Code.Unauthenticated);
+    }
+    const caller: Caller = {};
+    const userId = req.header.get(HEADER.userId);
+    if (userId && /^\d+$/.test(userId)) caller.userId = BigInt(userId);
+    caller.hiringWorkspaceId = req.header.get(HEADER.hiringWorkspaceId) || undefined;
+    caller.sessionToken = req.header.get(HEADER.sessionToken) || undefined;
+    caller.requestUrl = req.header.get(HEADER.requestUrl) || undefined;
+    req.contextValues.set(callerKey, caller);
+    return next(req);
+  };
+}
+
+/** Client side: adds the internal token to every call. */
+export function internalTokenInterceptor(token: string): Interceptor {
+  return (next) => async (req) => {
+    req.header.set(HEADER.internalToken, token);
+    return next(req);
+  };
+}
+
+export function caller(ctx: HandlerContext): Caller {
+  return ctx.values.get(callerKey);
+}
+
+/** The authenticated time-tracking user; RPCs with a REST route always have one. */
+export function requireUser(ctx: HandlerContext): bigint {
+  const id = caller(ctx).userId;
+  if (id === undefined) throw new ConnectError("authentication required", Code.Unauthenticated);
+  return id;
+}
+
+/** The hiring workspace of the caller's API key. */
+export function requireHiringWorkspace(ctx: HandlerContext): string {
+  const id = caller(ctx).hiringWorkspaceId;
+  if (!id) throw new ConnectError("UnauthorizedError", Code.Unauthenticated);
+  return id;
+}

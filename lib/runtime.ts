@@ -1,0 +1,62 @@
+import type { Config, ServiceName } from "./config.js";
+import type { Clock } from "./clock.js";
+import type { EventBus } from "./bus.js";
+import type { Logger } from "./logger.js";
+import { openDatabase, type Knex, type Migration } from "./db.js";
+import { OutboxRelay, outboxMigration, recordEvent, type DomainEvent } from "./events.js";
+
+/** Records events inside a transaction; they are published after it commits. */
+export type Emit = (event: DomainEvent) => Promise<string>;
+
+/**
+ * ServiceStorage is a service's own schema with its outbox: `transaction` runs a change and
+ * the events it records atomically, then lets the relay publish them.
+ */
+export class ServiceStorage {
+  private constructor(
+    readonly db: Knex,
+    private readonly relay: OutboxRelay,
+    private readonly service: ServiceName,
+    private readonly clock: Clock,
+  ) {}
+
+  static async open(deps: { config: Config; clock: Clock; bus: EventBus; log: Logger }, service: ServiceName, migrations: Migration[]): Promise<ServiceStorage> {
+    const db = await openDatabase(deps.config, service, [outboxMigration, ...migrations]);
+    return new ServiceStorage(db, new OutboxRelay(db, deps.bus, deps.log), service, deps.clock);
+  }
+
+  async transaction<T>(work: (trx: Knex.Transaction, emit: Emit) => Promise<T>): Promise<T> {
+    let emitted = false;
+    const result = await this.db.transaction(async (trx) =>
+      work(trx, (event) => {
+        emitted = true;
+        return recordEvent(trx, this.service, this.clock, event);
+      }),
+    );
+    if (emitted) this.relay.kick();
+    return result;
+  }
+
+  startRelay(): void {
+    this.relay.start();
+  }
+
+  /** Publishes what is pending now (tests and shutdown). */
+  flush(): Promise<void> {
+    return this.relay.tick();
+  }
+
+  async ready(): Promise<boolean> {
+    try {
+      await this.db.raw("select 1");
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.relay.stop();
+    await this.db.destroy();
+  }
+}

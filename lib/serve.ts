@@ -1,0 +1,81 @@
+import * as http from "node:http";
+import * as http2 from "node:http2";
+import * as net from "node:net";
+import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+
+export interface Listening {
+  port: number;
+  close(): Promise<void>;
+}
+
+interface MinimalResponse {
+  writeHead(status: number, headers: Record<string, string>): unknown;
+  end(body: string): unknown;
+}
+
+/** Answers GET /healthz (alive) and GET /readyz (dependencies reachable). */
+export function healthHandler(ready: () => Promise<boolean>) {
+  return async (req: { url?: string; method?: string }, res: MinimalResponse): Promise<boolean> => {
+    const path = (req.url ?? "").split("?")[0];
+    if (req.method !== "GET" || (path !== "/healthz" && path !== "/readyz")) return false;
+    const ok = path === "/healthz" ? true : await ready().catch(() => false);
+    const body = JSON.stringify({ status: ok ? "ok" : "unavailable" });
+    res.writeHead(ok ? 200 : 503, { "content-type": "application/json" });
+    res.end(body);
+    return true;
+  };
+}
+
+/**
+ * Serves Connect, gRPC and gRPC-Web on one port, over HTTP/1.1 and cleartext HTTP/2: the
+ * first bytes of a connection tell the HTTP/2 preface from an HTTP/1 request line.
+ */
+export async function serveConnect(options: {
+  routes: (router: ConnectRouter) => void;
+  interceptors: Interceptor[];
+  ready: () => Promise<boolean>;
+  port: number;
+  host?: string;
+}): Promise<Listening> {
+  const health = healthHandler(options.ready);
+  const notFound = (_req: unknown, res: MinimalResponse) => {
+    res.writeHead(404, { "content-type": "application/json" });
+    res.end(JSON.stringify({ code: "unimplemented", message: "no such procedure" }));
+  };
+  const adapter = connectNodeAdapter({
+    routes: options.routes,
+    interceptors: options.interceptors,
+    readMaxBytes: 64 * 1024 * 1024,
+    fallback: (req, res) => {
+      health(req, res).then((handled) => handled || notFound(req, res));
+    },
+  });
+  const h1 = http.createServer(adapter);
+  const h2 = http2.createServer({}, adapter);
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+    socket.once("data", (chunk) => {
+      socket.pause();
+      socket.unshift(chunk);
+      (chunk.subarray(0, 3).toString("latin1") === "PRI" ? h2 : h1).emit("connection", socket);
+      process.nextTick(() => socket.resume());
+    });
+    socket.on("error", () => socket.destroy());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host ?? "0.0.0.0", () => resolve());
+  });
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets) s.destroy();
+      }),
+  };
+}

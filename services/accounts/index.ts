@@ -1,0 +1,16 @@
+import type { ServiceFactory } from "../../lib/service.js";
+import { ServiceStorage } from "../../lib/runtime.js";
+import { migrations } from "./migrations.js";
+import { accountsRoutes } from "./service.js";
+
+/** The accounts service: users, sessions, API tokens, organizations and workspaces. */
+export const createAccountsService: ServiceFactory = async (deps) => {
+  const storage = await ServiceStorage.open(deps, "accounts", migrations);
+  return {
+    name: "accounts",
+    routes: accountsRoutes(storage, deps.clock),
+    ready: () => storage.ready(),
+    start: async () => storage.startRelay(),
+    close: () => storage.close(),
+  };
+};

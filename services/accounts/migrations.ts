@@ -1,0 +1,69 @@
+import type { Migration } from "../../lib/db.js";
+
+export const migrations: Migration[] = [
+  {
+    name: "0001_users_orgs_workspaces",
+    async up(knex) {
+      await knex.schema.createTable("users", (t) => {
+        t.bigIncrements("id");
+        t.string("email", 254).notNullable().unique();
+        t.string("password_hash", 200).notNullable();
+        t.string("api_token_hash", 64).notNullable().unique();
+        t.string("fullname", 255).notNullable();
+        t.string("timezone", 64).notNullable();
+        t.bigInteger("default_workspace_id").nullable();
+        t.integer("beginning_of_week").notNullable().defaultTo(1);
+        t.dateTime("created_at", { precision: 6 }).notNullable();
+        t.dateTime("updated_at", { precision: 6 }).notNullable();
+      });
+      await knex.schema.createTable("sessions", (t) => {
+        t.string("token_hash", 64).primary();
+        t.bigInteger("user_id").notNullable().index();
+        t.dateTime("created_at", { precision: 3 }).notNullable();
+        t.dateTime("expires_at", { precision: 3 }).notNullable();
+      });
+      await knex.schema.createTable("organizations", (t) => {
+        t.bigIncrements("id");
+        t.string("name", 140).notNullable();
+        t.bigInteger("owner_id").notNullable();
+        t.integer("max_workspaces").notNullable().defaultTo(20);
+        t.dateTime("created_at", { precision: 6 }).notNullable();
+        t.dateTime("updated_at", { precision: 6 }).notNullable();
+      });
+      await knex.schema.createTable("organization_users", (t) => {
+        t.bigIncrements("id");
+        t.bigInteger("organization_id").notNullable();
+        t.bigInteger("user_id").notNullable();
+        t.boolean("admin").notNullable().defaultTo(false);
+        t.boolean("owner").notNullable().defaultTo(false);
+        t.boolean("inactive").notNullable().defaultTo(false);
+        t.boolean("joined").notNullable().defaultTo(true);
+        t.unique(["organization_id", "user_id"]);
+        t.index(["user_id"]);
+      });
+      await knex.schema.createTable("workspaces", (t) => {
+        t.bigIncrements("id");
+        t.bigInteger("organization_id").notNullable().index();
+        t.string("name", 140).notNullable();
+        t.boolean("premium").notNullable().defaultTo(false);
+        t.dateTime("created_at", { precision: 6 }).notNullable();
+        t.dateTime("updated_at", { precision: 6 }).notNullable();
+      });
+      await knex.schema.createTable("workspace_users", (t) => {
+        t.bigIncrements("id");
+        t.bigInteger("workspace_id").notNullable();
+        t.bigInteger("user_id").notNullable();
+        t.boolean("admin").notNullable().defaultTo(false);
+        t.string("role", 20).notNullable().defaultTo("user");
+        t.boolean("active").notNullable().defaultTo(true);
+        t.unique(["workspace_id", "user_id"]);
+        t.index(["user_id"]);
+      });
+    },
+    async down(knex) {
+      for (const table of ["workspace_users", "workspaces", "organization_users", "organizations", "sessions", "users"]) {
+        await knex.schema.dropTable(table);
+      }
+    },
+  },
+];

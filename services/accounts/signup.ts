@@ -1,0 +1,26 @@
+import type { SignupRequest } from "../../gen/accounts/v1/accounts_pb.js";
+import { invalid } from "../../lib/errors.js";
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function isValidTimezone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The sign-up rules; messages follow the real service's wording. */
+export function validateSignup(req: SignupRequest): { email: string; password: string; fullname: string; timezone: string } {
+  const email = req.email.trim();
+  if (!email) throw invalid("Missing e-mail");
+  if (email.length > 254 || !EMAIL.test(email)) throw invalid("Invalid e-mail");
+  if (req.password.length < 6) throw invalid("Password should be at least 6 characters");
+  if (req.password.length > 128) throw invalid("Password should be at most 128 characters");
+  const timezone = req.timezone.trim() || "UTC";
+  if (!isValidTimezone(timezone)) throw invalid("Invalid timezone");
+  const fullname = (req.displayName.trim() || email.split("@")[0]).slice(0, 255);
+  return { email, password: req.password, fullname, timezone };
+}

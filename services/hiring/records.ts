@@ -1,0 +1,96 @@
+import { invalid } from "../../lib/errors.js";
+
+/**
+ * Reading the hiring application's export-shaped records (imports). Every problem names
+ * the record's position, e.g. `openings[3].created_at: expected a date-time`.
+ */
+export class RecordReader {
+  constructor(
+    private readonly value: Record<string, unknown>,
+    readonly at: string,
+  ) {}
+
+  static of(value: unknown, at: string): RecordReader {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid(`${at}: expected an object`);
+    return new RecordReader(value as Record<string, unknown>, at);
+  }
+
+  fail(field: string, expected: string): never {
+    throw invalid(`${this.at}.${field}: expected ${expected}`);
+  }
+
+  id(field = "id"): string {
+    const v = this.value[field];
+    if (typeof v === "number" && Number.isInteger(v)) return String(v);
+    if (typeof v !== "string" || v.trim() === "" || v.length > 64) this.fail(field, "a non-empty string id of at most 64 characters");
+    return v;
+  }
+
+  optionalId(field: string): string | null {
+    const v = this.value[field];
+    return v === undefined || v === null || v === "" ? null : this.id(field);
+  }
+
+  string(field: string, fallback?: string): string {
+    const v = this.value[field];
+    if ((v === undefined || v === null) && fallback !== undefined) return fallback;
+    if (typeof v !== "string") this.fail(field, "a string");
+    return v;
+  }
+
+  number(field: string, fallback?: number): number {
+    const v = this.value[field];
+    if ((v === undefined || v === null) && fallback !== undefined) return fallback;
+    if (typeof v !== "number" || !Number.isFinite(v)) this.fail(field, "a number");
+    return v;
+  }
+
+  boolean(field: string, fallback: boolean): boolean {
+    const v = this.value[field];
+    if (v === undefined || v === null) return fallback;
+    if (typeof v !== "boolean") this.fail(field, "a boolean");
+    return v;
+  }
+
+  date(field: string): Date {
+    const d = this.optionalDate(field);
+    if (!d) this.fail(field, "a date-time");
+    return d;
+  }
+
+  /** Export timestamps have no zone; they are UTC. */
+  optionalDate(field: string): Date | null {
+    const v = this.value[field];
+    if (v === undefined || v === null) return null;
+    if (typeof v !== "string" || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(v)) this.fail(field, "a date-time");
+    const d = new Date(/(Z|[+-]\d{2}:?\d{2})$/.test(v) ? v : `${v}Z`);
+    if (Number.isNaN(d.getTime())) this.fail(field, "a date-time");
+    return d;
+  }
+
+  list(field: string): RecordReader[] {
+    const v = this.value[field];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) this.fail(field, "an array");
+    return v.map((item, i) => RecordReader.of(item, `${this.at}.${field}[${i}]`));
+  }
+
+  raw(field: string): unknown {
+    return this.value[field];
+  }
+}
+
+/** The top-level lists of an import file. */
+export function importLists(data: Record<string, unknown>, names: string[]): Record<string, RecordReader[]> {
+  const out: Record<string, RecordReader[]> = {};
+  for (const name of names) {
+    const v = data[name];
+    if (v === undefined || v === null) {
+      out[name] = [];
+      continue;
+    }
+    if (!Array.isArray(v)) throw invalid(`${name}: expected an array`);
+    out[name] = v.map((item, i) => RecordReader.of(item, `${name}[${i}]`));
+  }
+  return out;
+}
