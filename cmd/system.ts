@@ -58,7 +58,7 @@ export async function startSystem(options: {
   const log = options.log ?? createLogger(config.logLevel);
   const clock = options.clock ?? systemClock;
   const bus: EventBus = config.natsUrl ? await JetStreamBus.connect(config.natsUrl, config.natsPrefix, log) : new InProcessBus();
-  const directory = new Directory(config);
+  const directory = new Directory(config, log);
   const services = new Map<ServiceName, ServiceInstance>();
   const listening: Listening[] = [];
   const ports: System["ports"] = {};
@@ -81,7 +81,7 @@ export async function startSystem(options: {
     for (const [name, instance] of services) {
       const l = await serveConnect({
         routes: instance.routes,
-        interceptors: serverInterceptors(config),
+        interceptors: serverInterceptors(config, log.child({ service: name })),
         ready: () => instance.ready(),
         port: config.ports[name],
         host: options.host,

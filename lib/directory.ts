@@ -1,12 +1,25 @@
-import { createClient, createRouterTransport, type Client, type ConnectRouter, type Interceptor, type Transport } from "@connectrpc/connect";
+import { ConnectError, createClient, createRouterTransport, type Client, type ConnectRouter, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { DescService } from "@bufbuild/protobuf";
 import type { Config, ServiceName } from "./config.js";
+import { createLogger, type Logger } from "./logger.js";
 import { internalAuthInterceptor, internalTokenInterceptor } from "./identity.js";
 
+/** Logs what a handler threw that is not a ConnectError (the caller sees only "internal error"). */
+function unexpectedErrorLogger(log: Logger): Interceptor {
+  return (next) => async (req) => {
+    try {
+      return await next(req);
+    } catch (err) {
+      if (!(err instanceof ConnectError)) log.error({ err, rpc: `${req.service.typeName}/${req.method.name}` }, "unexpected error in handler");
+      throw err;
+    }
+  };
+}
+
 /** The interceptors every service runs on every call, whatever the transport. */
-export function serverInterceptors(config: Config): Interceptor[] {
-  return [internalAuthInterceptor(config.internalToken)];
+export function serverInterceptors(config: Config, log: Logger): Interceptor[] {
+  return [unexpectedErrorLogger(log), internalAuthInterceptor(config.internalToken)];
 }
 
 /**
@@ -17,7 +30,10 @@ export class Directory {
   private readonly local = new Map<ServiceName, (router: ConnectRouter) => void>();
   private readonly transports = new Map<ServiceName, Transport>();
 
-  constructor(private readonly config: Config) {}
+  constructor(
+    private readonly config: Config,
+    private readonly log?: Logger,
+  ) {}
 
   registerLocal(name: ServiceName, routes: (router: ConnectRouter) => void): void {
     this.local.set(name, routes);
@@ -32,7 +48,7 @@ export class Directory {
       t = routes
         ? createRouterTransport(routes, {
             transport: { interceptors, useBinaryFormat: true },
-            router: { interceptors: serverInterceptors(this.config) },
+            router: { interceptors: serverInterceptors(this.config, this.log ?? createLogger("silent")) },
           })
         : createConnectTransport({ baseUrl: this.config.serviceUrls[name], httpVersion: "2", useBinaryFormat: true, interceptors });
       this.transports.set(name, t);

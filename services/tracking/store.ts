@@ -36,10 +36,10 @@ export class ClientsStore {
     if (status === "active") q.andWhere({ archived: false });
     if (status === "archived") q.andWhere({ archived: true });
     if (nameContains) {
-      const escaped = nameContains.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
-      q.andWhereRaw("LOWER(name) LIKE ? ESCAPE '\\'", [`%${escaped}%`]);
+      const escaped = nameContains.toLowerCase().replace(/[!%_]/g, (c) => `!${c}`);
+      q.andWhereRaw("LOWER(name) LIKE ? ESCAPE '!'", [`%${escaped}%`]);
     }
-    const rows = await q.orderBy("name").orderBy("id");
+    const rows = await q.orderByRaw("LOWER(name)").orderBy("id");
     return rows.map((r) => clientRow(r)!);
   }
 

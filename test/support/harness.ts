@@ -1,0 +1,181 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import * as http from "node:http";
+import { connect } from "nats";
+import { loadConfig, SERVICE_NAMES, type Config } from "../../lib/config.js";
+import { dropDatabase } from "../../lib/db.js";
+import { createLogger } from "../../lib/logger.js";
+import type { Clock } from "../../lib/clock.js";
+import { startSystem, type System } from "../../cmd/system.js";
+
+/** tap's test object, as far as the harness needs it. */
+export interface TestContext {
+  teardown(fn: () => unknown): void;
+}
+
+/** True when the suite runs against MariaDB and NATS JetStream (the stack mode of CI). */
+export const STACK_MODE = Boolean(process.env.MYSQL_URL && process.env.NATS_URL);
+
+/** The environment of one isolated system: its own data directory, databases and stream. */
+export function testEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const id = `t${randomBytes(4).toString("hex")}_`;
+  return {
+    DATA_DIR: mkdtempSync(join(tmpdir(), "workhub-test-")),
+    MYSQL_URL: process.env.MYSQL_URL ?? "",
+    NATS_URL: process.env.NATS_URL ?? "",
+    DATABASE_PREFIX: id,
+    NATS_PREFIX: id,
+    PORT: "0",
+    HIRING_PORT: "0",
+    ACCOUNTS_PORT: "0",
+    TRACKING_PORT: "0",
+    NOTIFIER_PORT: "0",
+    WEBHOOK_ALLOW_INTERNAL: "1",
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
+    ...extra,
+  };
+}
+
+/** Removes what a test system left behind: databases, the stream, the data directory. */
+export async function cleanUp(config: Config): Promise<void> {
+  for (const name of SERVICE_NAMES) await dropDatabase(config, name);
+  if (config.natsUrl) {
+    const nc = await connect({ servers: config.natsUrl });
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.delete(`${config.natsPrefix}EVENTS`).catch(() => undefined);
+    await nc.close();
+  }
+  rmSync(config.dataDir, { recursive: true, force: true });
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON, or undefined for an empty body. */
+  body: any;
+  text: string;
+}
+
+export interface Credentials {
+  basic?: [string, string];
+  bearer?: string;
+  cookie?: string;
+}
+
+export interface TestSystem extends System {
+  url: string;
+  env: NodeJS.ProcessEnv;
+  api(method: string, path: string, options?: { auth?: Credentials; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<ApiResponse>;
+  /** Signs a new user up; returns what later calls need. */
+  signup(name?: string): Promise<TrackUser>;
+}
+
+export interface TrackUser {
+  id: number;
+  email: string;
+  password: string;
+  apiToken: string;
+  workspaceId: number;
+  /** Basic credentials with the API token. */
+  auth: Credentials;
+}
+
+/** Starts every service and the gateway in this process, isolated, and stops it at teardown. */
+export async function startTestSystem(t: TestContext, options: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestSystem> {
+  const env = testEnv(options.env);
+  const config = loadConfig(env);
+  const log = createLogger(config.logLevel);
+  const system = await startSystem({ config, services: SERVICE_NAMES, gateway: true, clock: options.clock, log, host: "127.0.0.1" });
+  t.teardown(async () => {
+    await system.close();
+    await cleanUp(config);
+  });
+  const url = system.gatewayUrl!;
+  const api: TestSystem["api"] = async (method, path, opts = {}) => {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    const auth = opts.auth;
+    if (auth?.basic) headers.authorization = `Basic ${Buffer.from(`${auth.basic[0]}:${auth.basic[1]}`).toString("base64")}`;
+    if (auth?.bearer) headers.authorization = `Bearer ${auth.bearer}`;
+    if (auth?.cookie) headers.cookie = auth.cookie;
+    let body: string | undefined = opts.rawBody;
+    if (opts.body !== undefined) {
+      body = JSON.stringify(opts.body);
+      headers["content-type"] ??= "application/json";
+    }
+    const res = await fetch(`${url}${path}`, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  };
+  let counter = 0;
+  const signup: TestSystem["signup"] = async (name = "user") => {
+    const email = `${name}${++counter}.${randomBytes(3).toString("hex")}@example.com`;
+    const password = "correct horse battery";
+    const res = await api("POST", "/api/signup", { body: { email, password, display_name: name, timezone: "UTC" } });
+    if (res.status !== 200) throw new Error(`signup failed: ${res.status} ${res.text}`);
+    return {
+      id: res.body.id,
+      email,
+      password,
+      apiToken: res.body.api_token,
+      workspaceId: res.body.default_workspace_id,
+      auth: { basic: [res.body.api_token, "api_token"] },
+    };
+  };
+  return Object.assign(system, { url, env, api, signup });
+}
+
+export interface ReceivedRequest {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  json: any;
+  at: number;
+}
+
+/** A webhook receiver on loopback that records what it gets and answers as told. */
+export async function startReceiver(t: TestContext, respond: (req: ReceivedRequest, n: number) => number | Promise<number> = () => 200) {
+  const received: ReceivedRequest[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", async () => {
+      const body = Buffer.concat(chunks).toString("utf8");
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        json = undefined;
+      }
+      const entry = { path: req.url ?? "", headers: req.headers, body, json, at: Date.now() };
+      received.push(entry);
+      const status = await respond(entry, received.length);
+      res.writeHead(status, status >= 300 && status < 400 ? { location: "http://127.0.0.1:1/" } : {});
+      res.end();
+      for (const w of waiters.filter((w) => received.length >= w.count)) w.resolve();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    received,
+    /** Resolves once `count` requests arrived; rejects after `timeoutMs`. */
+    waitFor(count: number, timeoutMs = 10_000): Promise<void> {
+      if (received.length >= count) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`expected ${count} webhook requests, got ${received.length}`)), timeoutMs);
+        waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
+      });
+    },
+  };
+}
