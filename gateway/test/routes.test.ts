@@ -1,0 +1,62 @@
+import t from "tap";
+import { PROTO_FILES } from "../catalog.js";
+import { collectRoutes } from "../routes.js";
+import { Family } from "../../gen/gateway/v1/annotations_pb.js";
+import { familyOfPath, isRetiredHiringVersion, replyForConnectError } from "../errors.js";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { httpError, typedError } from "../../lib/errors.js";
+
+const routes = collectRoutes(PROTO_FILES.flatMap((f) => f.services));
+const byRpc = new Map(routes.map((r) => [`${r.service.typeName}/${r.method.name}`, r]));
+
+t.test("every routed RPC becomes a route; internal services have none", async (t) => {
+  t.ok(byRpc.has("tracking.v1.ClientService/ListClients"));
+  t.ok(byRpc.has("hiring.v1.ExportService/ListOpenings"));
+  t.ok(byRpc.has("accounts.v1.AccountService/Signup"));
+  for (const internal of ["hiring.v1.HiringAdminService", "accounts.v1.IdentityService", "notifier.v1.WebhookAdminService"]) {
+    t.notOk(routes.some((r) => r.service.typeName === internal), `${internal} is not reachable through the gateway`);
+  }
+});
+
+t.test("routes carry their owner, family, Fastify paths and variables", async (t) => {
+  const get = byRpc.get("tracking.v1.ClientService/GetClient")!;
+  t.equal(get.owner, "tracking");
+  t.equal(get.family, Family.TRACKING);
+  t.same(get.paths, ["/api/v9/workspaces/:workspace_id/clients/:client_id"]);
+  t.same(get.pathVariables, ["workspace_id", "client_id"]);
+  const opening = byRpc.get("hiring.v1.ExportService/GetOpening")!;
+  t.same(opening.paths, ["/api/v2/openings/:id", "/api/v2.2/openings/:id"]);
+  t.equal(opening.family, Family.HIRING);
+  t.equal(opening.responseField?.name, "opening");
+});
+
+t.test("no two routes claim the same method and path", async (t) => {
+  const seen = new Set<string>();
+  for (const r of routes) {
+    for (const p of r.paths) {
+      const key = `${r.httpMethod} ${p}`;
+      t.notOk(seen.has(key), key);
+      seen.add(key);
+    }
+  }
+});
+
+t.test("paths tell the API family; v2.0 and v2.1 are retired", async (t) => {
+  t.equal(familyOfPath("/api/v2/candidates?limit=1"), Family.HIRING);
+  t.equal(familyOfPath("/api/v2.2/openings"), Family.HIRING);
+  t.equal(familyOfPath("/api/v9/me"), Family.TRACKING);
+  t.equal(familyOfPath("/api/v20/x"), Family.TRACKING);
+  t.ok(isRetiredHiringVersion("/api/v2.1/openings"));
+  t.ok(isRetiredHiringVersion("/api/v2.0"));
+  t.notOk(isRetiredHiringVersion("/api/v2.2/openings"));
+});
+
+t.test("service errors become each family's HTTP answer", async (t) => {
+  t.same(replyForConnectError(Family.HIRING, new ConnectError("x", Code.NotFound)), { status: 404, body: { error: { type: "NotFoundError" } } });
+  t.same(replyForConnectError(Family.HIRING, typedError(Code.InvalidArgument, "ValidationError", "limit too big")), { status: 400, body: { error: { type: "ValidationError" } } });
+  t.same(replyForConnectError(Family.TRACKING, new ConnectError("Client name cannot be empty", Code.InvalidArgument)), { status: 400, body: "Client name cannot be empty" });
+  t.same(replyForConnectError(Family.TRACKING, new ConnectError("nope", Code.Unauthenticated)), { status: 403, body: "nope" }, "tracking authentication failures are 403");
+  t.same(replyForConnectError(Family.TRACKING, httpError(402, Code.FailedPrecondition, "premium")), { status: 402, body: "premium" });
+  t.same(replyForConnectError(Family.TRACKING, new ConnectError("db password is hunter2", Code.Internal)), { status: 500, body: "Internal Server Error" }, "internal details stay inside");
+  t.same(replyForConnectError(Family.HIRING, new ConnectError("down", Code.Unavailable)), { status: 503, body: { error: { type: "ServiceUnavailableError" } } });
+});
