@@ -127,7 +127,9 @@ export function encodeMessage(desc: DescMessage, msg: Plain, format: TimestampFo
 }
 
 /** A client's value that does not fit the field; the gateway answers 400 with its message. */
-export class RestInputError extends Error {}
+export class RestInputError extends Error {
+  override name = "RestInputError";
+}
 
 function describe(v: unknown): string {
   return v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
