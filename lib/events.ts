@@ -56,7 +56,9 @@ function nextEventId(nowMs: number): string {
     lastMs = nowMs;
     lastSeq = 0;
   }
-  return `${sortableId(lastMs)}${lastSeq.toString(36).padStart(4, "0")}`;
+  // Time, then a counter within the millisecond, then randomness: sorts by creation.
+  const id = sortableId(lastMs);
+  return `${id.slice(0, 10)}${lastSeq.toString(36).toUpperCase().padStart(6, "0")}${id.slice(10, 20)}`;
 }
 
 /** Writes the event into the outbox inside the caller's transaction. */

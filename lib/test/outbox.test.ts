@@ -1,0 +1,102 @@
+import t from "tap";
+import { fromBinary } from "@bufbuild/protobuf";
+import { EventSchema } from "../../gen/events/v1/event_pb.js";
+import { ClientSchema } from "../../gen/tracking/v1/clients_pb.js";
+import { loadConfig } from "../config.js";
+import { createLogger } from "../logger.js";
+import { ManualClock } from "../clock.js";
+import { InProcessBus, type BusMessage, type EventBus } from "../bus.js";
+import { ServiceStorage } from "../runtime.js";
+import { cleanUp, testEnv } from "../../test/support/harness.js";
+import type { Migration } from "../db.js";
+
+const things: Migration = {
+  name: "0001_things",
+  up: (knex) => knex.schema.createTable("things", (t) => t.string("name").primary()),
+  down: (knex) => knex.schema.dropTable("things"),
+};
+
+/** A bus whose stream can be made unreachable. */
+class FlakyBus implements EventBus {
+  down = false;
+  readonly stored: BusMessage[] = [];
+  async publish(msg: BusMessage) {
+    if (this.down) throw new Error("stream unreachable");
+    this.stored.push(msg);
+  }
+  async consume() {
+    return { stop: async () => undefined };
+  }
+  async ready() {
+    return !this.down;
+  }
+  async close() {}
+}
+
+async function open(t: { teardown(fn: () => unknown): void }, bus: EventBus) {
+  const config = loadConfig(testEnv());
+  const storage = await ServiceStorage.open({ config, clock: new ManualClock(new Date("2025-03-01T12:00:00Z")), bus, log: createLogger("silent") }, "tracking", [things]);
+  t.teardown(async () => {
+    await storage.close();
+    await cleanUp(config);
+  });
+  return storage;
+}
+
+const event = (name: string) => ({ workspaceId: "7", entity: "thing", action: "created", userId: 3n, objectId: name, object: { schema: ClientSchema, message: { $typeName: "tracking.v1.Client", id: 1n, wid: 7n, name, archived: false, creatorId: 3n } as never } });
+
+t.test("a change and its event commit together, and the event is published with its id as message id", async (t) => {
+  const bus = new FlakyBus();
+  const storage = await open(t, bus);
+  const id = await storage.transaction(async (trx, emit) => {
+    await trx("things").insert({ name: "a" });
+    return emit(event("a"));
+  });
+  await storage.flush();
+  t.equal(bus.stored.length, 1);
+  t.equal(bus.stored[0].id, id);
+  t.equal(bus.stored[0].subject, "tracking.7.thing.created");
+  const decoded = fromBinary(EventSchema, bus.stored[0].data);
+  t.match(decoded, { id, service: "tracking", workspaceId: "7", entity: "thing", action: "created", userId: 3n, objectId: "a" });
+});
+
+t.test("a failed transaction leaves neither the change nor the event", async (t) => {
+  const bus = new FlakyBus();
+  const storage = await open(t, bus);
+  await t.rejects(
+    storage.transaction(async (trx, emit) => {
+      await trx("things").insert({ name: "b" });
+      await emit(event("b"));
+      throw new Error("validation failed late");
+    }),
+  );
+  await storage.flush();
+  t.equal(bus.stored.length, 0);
+  t.equal((await storage.db("things").count({ n: "*" }))[0].n, 0);
+  t.equal((await storage.db("outbox").count({ n: "*" }))[0].n, 0);
+});
+
+t.test("events stay in the outbox while the bus is down and go out in order once it is back", async (t) => {
+  const bus = new FlakyBus();
+  const storage = await open(t, bus);
+  bus.down = true;
+  const ids: string[] = [];
+  for (const name of ["c1", "c2", "c3"]) ids.push(await storage.transaction((_trx, emit) => emit(event(name))));
+  await storage.flush();
+  t.equal(bus.stored.length, 0);
+  t.equal((await storage.db("outbox").whereNull("sent_at").count({ n: "*" }))[0].n, 3, "nothing marked sent without an ack");
+  bus.down = false;
+  await storage.flush();
+  t.same(bus.stored.map((m) => m.id), ids, "published in creation order");
+  t.same([...ids].sort(), ids, "event ids sort by creation");
+  t.equal((await storage.db("outbox").whereNull("sent_at").count({ n: "*" }))[0].n, 0);
+});
+
+t.test("the in-process bus refuses to publish with no consumer, so the outbox keeps the event", async (t) => {
+  const bus = new InProcessBus();
+  await t.rejects(bus.publish({ subject: "x", id: "1", data: new Uint8Array() }));
+  const got: string[] = [];
+  await bus.consume("c", async (m) => void got.push(m.id));
+  await bus.publish({ subject: "x", id: "2", data: new Uint8Array() });
+  t.same(got, ["2"]);
+});
