@@ -1,8 +1,13 @@
 import t from "tap";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
+import { HiringAdminService } from "../gen/hiring/v1/admin_pb.js";
+import { internalTokenInterceptor } from "../lib/identity.js";
 import { startReceiver, startTestSystem } from "./support/harness.js";
 import { WebhookAdminService } from "../gen/notifier/v1/webhooks_pb.js";
 
@@ -101,4 +106,38 @@ t.test("services refuse calls without the internal token", async (t) => {
   t.equal(res.status, 401);
   const gw = await sys.api("POST", "/hiring.v1.HiringAdminService/CreateWorkspace", { body: { name: "sneaky" } });
   t.equal(gw.status, 404, "internal RPCs are not reachable through the gateway");
+});
+
+t.test("every service speaks Connect, gRPC and gRPC-Web on its own port", async (t) => {
+  const interceptors = [internalTokenInterceptor(sys.config.internalToken)];
+  const baseUrl = `http://127.0.0.1:${sys.ports.hiring}`;
+  const transports = {
+    connect: createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors }),
+    grpc: createGrpcTransport({ baseUrl, interceptors }),
+    grpcWeb: createGrpcWebTransport({ baseUrl, httpVersion: "1.1", interceptors }),
+  };
+  for (const [protocol, transport] of Object.entries(transports)) {
+    const res = await createClient(HiringAdminService, transport).createWorkspace({ name: `via ${protocol}` });
+    t.match(res.workspaceId, /^ws_/, protocol);
+  }
+});
+
+t.test("unknown query parameters are ignored; wrong types are 400", async (t) => {
+  const user = await sys.signup("query");
+  const ok = await sys.api("GET", `/api/v9/workspaces/${user.workspaceId}/clients?foo=bar&since=12`, { auth: user.auth });
+  t.equal(ok.status, 200);
+  const bad = await sys.api("GET", `/api/v9/workspaces/${user.workspaceId}/clients/notanumber`, { auth: user.auth });
+  t.equal(bad.status, 400);
+  t.equal(bad.body, "Invalid client_id");
+});
+
+t.test("npm run migrate brings every schema up to date on its own", async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), "workhub-migrate-"));
+  t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
+  const { stdout } = await run(process.execPath, ["--import", "tsx", "cmd/migrate.ts"], { env: { ...process.env, MYSQL_URL: "", NATS_URL: "", DATA_DIR: dataDir } });
+  t.same(
+    stdout.trim().split("\n").map((l) => JSON.parse(l).service).sort(),
+    ["accounts", "hiring", "notifier", "tracking"],
+  );
+  for (const name of ["accounts", "hiring", "notifier", "tracking"]) t.ok(existsSync(join(dataDir, `${name}.sqlite`)), name);
 });
