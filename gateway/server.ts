@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from "fastify";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import type { DescService, JsonValue } from "@bufbuild/protobuf";
 import { Family } from "../gen/gateway/v1/annotations_pb.js";
@@ -74,7 +74,12 @@ function publicUrl(req: FastifyRequest): string {
  */
 export async function buildGateway(options: GatewayOptions) {
   const { directory, log } = options;
-  const app = Fastify({ loggerInstance: log as unknown as FastifyBaseLogger, bodyLimit: BODY_LIMIT, disableRequestLogging: true, trustProxy: true });
+  const app = Fastify({
+    loggerInstance: log as unknown as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    trustProxy: true,
+  });
   const services = options.services ?? PROTO_FILES.flatMap((f) => f.services);
   const routes = collectRoutes(services);
   const auth = new Authenticator(directory.client("accounts", IdentityService), directory.client("hiring", HiringAdminService));
