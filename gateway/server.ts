@@ -9,6 +9,7 @@ import type { Logger } from "../lib/logger.js";
 import { HEADER } from "../lib/identity.js";
 import { PROTO_FILES } from "./catalog.js";
 import { collectRoutes, type RestRoute } from "./routes.js";
+import { openApiDocument } from "./openapi.js";
 import { coerceParam, decodeField, decodeMessage, encodeField, encodeMessage, hiringTimestamp, trackingTimestamp, RestInputError } from "./codec.js";
 import { errorReply, familyOfPath, isRetiredHiringVersion, replyForConnectError, type ErrorReply } from "./errors.js";
 import { AuthenticationFailed, Authenticator, SESSION_COOKIE } from "./auth.js";
@@ -121,6 +122,8 @@ export async function buildGateway(options: GatewayOptions) {
     return send(reply, errorReply(family, 404, "Not Found"));
   });
 
+  const openapi = openApiDocument(routes);
+  app.get("/openapi.json", async () => openapi);
   app.get("/healthz", async () => ({ status: "ok" }));
   app.get("/readyz", async (_req, reply) => {
     const ok = await options.ready().catch(() => false);

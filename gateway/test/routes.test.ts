@@ -1,6 +1,7 @@
 import t from "tap";
 import { PROTO_FILES } from "../catalog.js";
 import { collectRoutes } from "../routes.js";
+import { openApiDocument } from "../openapi.js";
 import { Family } from "../../gen/gateway/v1/annotations_pb.js";
 import { familyOfPath, isRetiredHiringVersion, replyForConnectError } from "../errors.js";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -59,4 +60,20 @@ t.test("service errors become each family's HTTP answer", async (t) => {
   t.same(replyForConnectError(Family.TRACKING, httpError(402, Code.FailedPrecondition, "premium")), { status: 402, body: "premium" });
   t.same(replyForConnectError(Family.TRACKING, new ConnectError("db password is hunter2", Code.Internal)), { status: 500, body: "Internal Server Error" }, "internal details stay inside");
   t.same(replyForConnectError(Family.HIRING, new ConnectError("down", Code.Unavailable)), { status: 503, body: { error: { type: "ServiceUnavailableError" } } });
+});
+
+t.test("the OpenAPI document lists every route with its parameters and body", async (t) => {
+  const doc = openApiDocument(routes) as { paths: Record<string, Record<string, any>>; components: { schemas: Record<string, any> } };
+  const get = doc.paths["/api/v9/workspaces/{workspace_id}/clients/{client_id}"].get;
+  t.same(get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`), ["path:workspace_id", "path:client_id"]);
+  const list = doc.paths["/api/v9/workspaces/{workspace_id}/clients"].get;
+  t.same(list.parameters.map((p: { name: string }) => p.name), ["workspace_id", "status", "name"]);
+  t.same(list.responses["200"].content["application/json"].schema, { type: "array", items: { $ref: "#/components/schemas/tracking.v1.Client" } });
+  const create = doc.paths["/api/v9/workspaces/{workspace_id}/clients"].post;
+  t.same(Object.keys(create.requestBody.content["application/json"].schema.properties), ["name", "notes", "wid"]);
+  t.ok(doc.paths["/api/v2.2/openings"].get, "aliases are listed");
+  t.same(doc.paths["/api/signup"].post.security, [], "public routes need no credentials");
+  t.match(doc.components.schemas["tracking.v1.Client"].properties.notes, { anyOf: [{ type: "string" }, { type: "null" }] });
+  const routeCount = routes.reduce((n, r) => n + r.paths.length, 0);
+  t.equal(Object.values(doc.paths).reduce((n, ops) => n + Object.keys(ops).length, 0), routeCount);
 });

@@ -1,0 +1,119 @@
+import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
+import { Family } from "../gen/gateway/v1/annotations_pb.js";
+import type { RestRoute } from "./routes.js";
+
+type Schema = Record<string, unknown>;
+
+function scalarSchema(type: ScalarType): Schema {
+  switch (type) {
+    case ScalarType.STRING:
+      return { type: "string" };
+    case ScalarType.BOOL:
+      return { type: "boolean" };
+    case ScalarType.BYTES:
+      return { type: "string", format: "byte" };
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT:
+      return { type: "number" };
+    default:
+      return { type: "integer" };
+  }
+}
+
+function messageSchema(desc: DescMessage, components: Record<string, Schema>): Schema {
+  switch (desc.typeName) {
+    case "google.protobuf.Timestamp":
+      return { type: "string", format: "date-time" };
+    case "google.protobuf.Struct":
+      return { type: "object", additionalProperties: true };
+    case "google.protobuf.Value":
+      return {};
+  }
+  const name = desc.typeName;
+  if (!components[name]) {
+    components[name] = {};
+    const properties: Record<string, Schema> = {};
+    for (const f of desc.fields) properties[f.name] = fieldSchema(f, components);
+    components[name] = { type: "object", properties };
+  }
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+function fieldSchema(field: DescField, components: Record<string, Schema>): Schema {
+  const item = (): Schema =>
+    field.message ? messageSchema(field.message, components) : field.scalar !== undefined ? scalarSchema(field.scalar) : { type: "integer" };
+  if (field.fieldKind === "list") return { type: "array", items: item() };
+  if (field.fieldKind === "map") return { type: "object", additionalProperties: item() };
+  const schema = item();
+  const nullable = field.fieldKind === "message" || field.presence === FeatureSet_FieldPresence.EXPLICIT;
+  return nullable ? { anyOf: [schema, { type: "null" }] } : schema;
+}
+
+const ERROR_SCHEMA: Record<Family, Schema> = {
+  [Family.UNSPECIFIED]: {},
+  [Family.HIRING]: { type: "object", properties: { error: { type: "object", properties: { type: { type: "string" } } } } },
+  [Family.TRACKING]: { type: "string" },
+};
+
+/** An OpenAPI 3.1 document of the REST surface, built from the same route table the gateway serves. */
+export function openApiDocument(routes: RestRoute[]): Schema {
+  const components: Record<string, Schema> = {};
+  const paths: Record<string, Record<string, Schema>> = {};
+  for (const route of routes) {
+    const input = route.method.input;
+    const inBody = (f: DescField) => route.option.body === "*" || f.name === route.option.body;
+    const parameters = input.fields
+      .filter((f) => route.pathVariables.includes(f.name) || (!inBody(f) && route.httpMethod === "GET") || (!inBody(f) && !route.option.body))
+      .map((f) => ({
+        name: f.name,
+        in: route.pathVariables.includes(f.name) ? "path" : "query",
+        required: route.pathVariables.includes(f.name),
+        schema: f.fieldKind === "list" ? { type: "string", description: "comma-separated" } : fieldSchema(f, components),
+      }));
+    let requestBody: Schema | undefined;
+    if (route.option.body === "*") {
+      const properties: Record<string, Schema> = {};
+      for (const f of input.fields) if (!route.pathVariables.includes(f.name)) properties[f.name] = fieldSchema(f, components);
+      requestBody = { content: { "application/json": { schema: { type: "object", properties } } } };
+    } else if (route.bodyField) {
+      requestBody = { content: { "application/json": { schema: fieldSchema(route.bodyField, components) } } };
+    }
+    const success = route.option.emptyBody
+      ? { description: "OK" }
+      : {
+          description: "OK",
+          content: {
+            "application/json": { schema: route.responseField ? fieldSchema(route.responseField, components) : messageSchema(route.method.output, components) },
+          },
+        };
+    const operation: Schema = {
+      operationId: `${route.service.name}.${route.method.name}`,
+      tags: [route.service.name],
+      security: route.option.public ? [] : route.family === Family.HIRING ? [{ bearer: [] }] : [{ basic: [] }, { session: [] }],
+      parameters,
+      ...(requestBody ? { requestBody } : {}),
+      responses: {
+        [String(route.option.status || 200)]: success,
+        default: { description: "Error", content: { "application/json": { schema: ERROR_SCHEMA[route.family] } } },
+      },
+    };
+    for (const p of route.paths) {
+      const template = p.replace(/:([a-z_][a-z0-9_]*)/g, "{$1}");
+      (paths[template] ??= {})[route.httpMethod.toLowerCase()] = operation;
+    }
+  }
+  return {
+    openapi: "3.1.0",
+    info: { title: "workhub REST API", version: "1" },
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer" },
+        basic: { type: "http", scheme: "basic" },
+        session: { type: "apiKey", in: "cookie", name: "__Secure-accounts-session" },
+      },
+    },
+  };
+}
