@@ -10,6 +10,7 @@ import { HEADER } from "../lib/identity.js";
 import { PROTO_FILES } from "./catalog.js";
 import { collectRoutes, type RestRoute } from "./routes.js";
 import { openApiDocument } from "./openapi.js";
+import { FailureThrottle } from "./throttle.js";
 import { coerceParam, decodeField, decodeMessage, encodeField, encodeMessage, hiringTimestamp, trackingTimestamp, RestInputError } from "./codec.js";
 import { errorReply, familyOfPath, isRetiredHiringVersion, replyForConnectError, type ErrorReply } from "./errors.js";
 import { AuthenticationFailed, Authenticator, SESSION_COOKIE } from "./auth.js";
@@ -23,6 +24,7 @@ export interface GatewayOptions {
   log: Logger;
   ready: () => Promise<boolean>;
   services?: DescService[];
+  throttle?: FailureThrottle;
 }
 
 function send(reply: FastifyReply, r: ErrorReply): FastifyReply {
@@ -84,6 +86,7 @@ export async function buildGateway(options: GatewayOptions) {
   const services = options.services ?? PROTO_FILES.flatMap((f) => f.services);
   const routes = collectRoutes(services);
   const auth = new Authenticator(directory.client("accounts", IdentityService), directory.client("hiring", HiringAdminService));
+  const throttle = options.throttle ?? new FailureThrottle();
   const clients = new Map<DescService, Client<DescService>>();
   const clientFor = (route: RestRoute) => {
     let c = clients.get(route.service);
@@ -133,11 +136,17 @@ export async function buildGateway(options: GatewayOptions) {
   for (const route of routes) {
     const format = route.family === Family.HIRING ? hiringTimestamp : trackingTimestamp;
     const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+      const retryAfter = throttle.retryAfterSeconds(req.ip);
+      if (retryAfter > 0) {
+        reply.header("retry-after", String(retryAfter));
+        return send(reply, errorReply(route.family, 429, "Too many failed authentication attempts; try again later"));
+      }
       let identity: Record<string, string>;
       try {
         identity = await auth.identify(route.family, { authorization: req.headers.authorization, cookie: req.headers.cookie }, route.option.public);
       } catch (err) {
         if (err instanceof AuthenticationFailed) {
+          throttle.recordFailure(req.ip);
           return route.family === Family.HIRING
             ? send(reply, errorReply(route.family, 401, "Unauthorized"))
             : send(reply, errorReply(route.family, 403, "Incorrect username and/or password"));
