@@ -164,11 +164,23 @@ export class OutboxRelay {
         } finally {
           if (sent.length) await this.db("outbox").whereIn("seq", sent).update({ sent_at: new Date() });
         }
-        if (rows.length < (this.options.batch ?? 200)) return;
+        if (rows.length < (this.options.batch ?? 200)) break;
       }
+      await this.purgeSent();
     } catch (err) {
       this.log.warn({ err }, "outbox relay: publish failed, will retry");
     }
+  }
+
+  private lastPurge = 0;
+
+  /** Sent rows are kept a day (for inspection), then removed, a bounded batch at a time. */
+  private async purgeSent(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastPurge < 10 * 60_000) return;
+    this.lastPurge = now;
+    const ids = await this.db("outbox").where("sent_at", "<", new Date(now - 24 * 3600_000)).orderBy("seq").limit(10_000).pluck("seq");
+    if (ids.length) await this.db("outbox").whereIn("seq", ids).delete();
   }
 
   async stop(): Promise<void> {
