@@ -83,6 +83,7 @@ export async function startSystem(options: {
         routes: instance.routes,
         interceptors: serverInterceptors(config, log.child({ service: name })),
         ready: () => instance.ready(),
+        metrics: instance.metrics?.bind(instance),
         port: config.ports[name],
         host: options.host,
       });

@@ -1,4 +1,4 @@
-import { connect, AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, headers as natsHeaders, type NatsConnection, type JetStreamClient } from "nats";
+import { connect, AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, headers as natsHeaders, type NatsConnection, type JetStreamClient, type ConsumerMessages } from "nats";
 import type { Logger } from "./logger.js";
 
 export interface BusMessage {
@@ -12,6 +12,11 @@ export interface Consumer {
   stop(): Promise<void>;
 }
 
+/** A message with its position in a stream that keeps messages. */
+export interface StreamMessage extends BusMessage {
+  seq: number;
+}
+
 /**
  * EventBus is the stream every service publishes its events to. `publish` resolves once the
  * stream has stored the message; `consume` hands messages to the handler one at a time, in
@@ -20,6 +25,14 @@ export interface Consumer {
 export interface EventBus {
   publish(msg: BusMessage): Promise<void>;
   consume(durable: string, handler: (msg: BusMessage) => Promise<void>): Promise<Consumer>;
+  /**
+   * Only on a bus that keeps messages (JetStream), for a consumer that stores its position in its
+   * own database, in the same transaction as what it does with the messages (exactly once, in
+   * order, whichever replica reads). Hands the messages after the position `from()` answers to
+   * `handler` in stream order, in batches of what has arrived; `from()` is asked again whenever
+   * reading restarts (start, a handler failure). Positions are stream sequence numbers.
+   */
+  follow?(from: () => Promise<number>, handler: (batch: StreamMessage[]) => Promise<void>): Promise<Consumer>;
   ready(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -56,6 +69,9 @@ export class InProcessBus implements EventBus {
     this.consumers.clear();
   }
 }
+
+/** Messages a follower takes at once. */
+const FOLLOW_BATCH = 256;
 
 /** JetStreamBus publishes to and consumes from the JetStream stream EVENTS. */
 export class JetStreamBus implements EventBus {
@@ -124,6 +140,70 @@ export class JetStreamBus implements EventBus {
         await done;
       },
     };
+  }
+
+  async follow(from: () => Promise<number>, handler: (batch: StreamMessage[]) => Promise<void>): Promise<Consumer> {
+    let stopped = false;
+    let current: ConsumerMessages | undefined;
+    let wakeUp: (() => void) | undefined;
+    const loop = (async () => {
+      while (!stopped) {
+        try {
+          const after = await from();
+          // An ordered consumer: ephemeral, strictly in stream order, and it recreates itself
+          // where it left off when the server restarts; our position lives in the caller's database.
+          const consumer = await this.js.consumers.get(this.streamName, after > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 } : {});
+          current = await consumer.consume({ max_messages: FOLLOW_BATCH });
+          if (stopped) await current.close();
+          await this.pump(current, handler);
+        } catch (err) {
+          if (!stopped) this.log.warn({ err }, "following the stream failed; reading again from the stored position");
+        }
+        if (!stopped) await new Promise<void>((resolve) => ((wakeUp = resolve), setTimeout(resolve, 1000)));
+      }
+    })();
+    return {
+      stop: async () => {
+        stopped = true;
+        wakeUp?.();
+        await current?.close().catch(() => undefined);
+        await loop;
+      },
+    };
+  }
+
+  /** Feeds what arrives to the handler in batches: while one batch is handled, the next gathers. */
+  private async pump(messages: ConsumerMessages, handler: (batch: StreamMessage[]) => Promise<void>): Promise<void> {
+    const prefixLength = this.subjectPrefix.length + 1;
+    const buffer: StreamMessage[] = [];
+    let arrived: (() => void) | undefined;
+    let drained: (() => void) | undefined;
+    let ended = false;
+    let failure: unknown;
+    const work = (async () => {
+      for (;;) {
+        while (buffer.length === 0 && !ended) await new Promise<void>((resolve) => (arrived = resolve));
+        if (buffer.length === 0) return;
+        const batch = buffer.splice(0, FOLLOW_BATCH);
+        drained?.();
+        await handler(batch);
+      }
+    })().catch(async (err: unknown) => {
+      // A failed handler ends reading, so that it restarts from the stored position.
+      failure = err ?? new Error("handler failed");
+      drained?.();
+      await messages.close().catch(() => undefined);
+    });
+    for await (const m of messages) {
+      if (failure) break;
+      buffer.push({ subject: m.subject.slice(prefixLength), id: m.headers?.get("Nats-Msg-Id") ?? `${m.seq}`, data: m.data, seq: m.seq });
+      arrived?.();
+      if (buffer.length >= 4 * FOLLOW_BATCH) await new Promise<void>((resolve) => (drained = resolve));
+    }
+    ended = true;
+    arrived?.();
+    await work;
+    if (failure) throw failure;
   }
 
   async ready(): Promise<boolean> {

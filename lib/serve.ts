@@ -14,10 +14,16 @@ interface MinimalResponse {
   end(body: string): unknown;
 }
 
-/** Answers GET /healthz (alive) and GET /readyz (dependencies reachable). */
-export function healthHandler(ready: () => Promise<boolean>) {
+/** Answers GET /healthz (alive), GET /readyz (dependencies reachable) and, when given, GET /metrics. */
+export function healthHandler(ready: () => Promise<boolean>, metrics?: () => Promise<string>) {
   return async (req: { url?: string; method?: string }, res: MinimalResponse): Promise<boolean> => {
     const path = (req.url ?? "").split("?")[0];
+    if (req.method === "GET" && path === "/metrics" && metrics) {
+      const text = await metrics().catch(() => undefined);
+      res.writeHead(text === undefined ? 503 : 200, { "content-type": "text/plain; version=0.0.4" });
+      res.end(text ?? "");
+      return true;
+    }
     if (req.method !== "GET" || (path !== "/healthz" && path !== "/readyz")) return false;
     const ok = path === "/healthz" ? true : await ready().catch(() => false);
     const body = JSON.stringify({ status: ok ? "ok" : "unavailable" });
@@ -35,10 +41,11 @@ export async function serveConnect(options: {
   routes: (router: ConnectRouter) => void;
   interceptors: Interceptor[];
   ready: () => Promise<boolean>;
+  metrics?: () => Promise<string>;
   port: number;
   host?: string;
 }): Promise<Listening> {
-  const health = healthHandler(options.ready);
+  const health = healthHandler(options.ready, options.metrics);
   const notFound = (_req: unknown, res: MinimalResponse) => {
     res.writeHead(404, { "content-type": "application/json" });
     res.end(JSON.stringify({ code: "unimplemented", message: "no such procedure" }));

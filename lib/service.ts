@@ -22,6 +22,8 @@ export interface ServiceInstance {
   /** Starts background work (relays, consumers, workers) once every local service is registered. */
   start(): Promise<void>;
   close(): Promise<void>;
+  /** Prometheus text exposition, served at GET /metrics on the service's port when present. */
+  metrics?(): Promise<string>;
 }
 
 export type ServiceFactory = (deps: ServiceDeps) => Promise<ServiceInstance>;

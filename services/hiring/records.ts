@@ -20,10 +20,21 @@ export class RecordReader {
   }
 
   id(field = "id"): string {
-    const v = this.value[field];
+    return this.idAt(this.value[field], field);
+  }
+
+  /** Ids are strings; integer ids are accepted and read as strings. */
+  private idAt(v: unknown, field: string): string {
     if (typeof v === "number" && Number.isInteger(v)) return String(v);
     if (typeof v !== "string" || v.trim() === "" || v.length > 64) this.fail(field, "a non-empty string id of at most 64 characters");
     return v;
+  }
+
+  idList(field: string): string[] {
+    const v = this.value[field];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) this.fail(field, "an array of ids");
+    return v.map((item, i) => this.idAt(item, `${field}[${i}]`));
   }
 
   optionalId(field: string): string | null {
@@ -31,10 +42,12 @@ export class RecordReader {
     return v === undefined || v === null || v === "" ? null : this.id(field);
   }
 
-  string(field: string, fallback?: string): string {
+  /** A string of at most `max` characters (columns have limits; an over-long value is bad input, not a 500). */
+  string(field: string, fallback?: string, max = 2048): string {
     const v = this.value[field];
     if ((v === undefined || v === null) && fallback !== undefined) return fallback;
     if (typeof v !== "string") this.fail(field, "a string");
+    if (v.length > max) this.fail(field, `a string of at most ${max} characters`);
     return v;
   }
 
@@ -64,7 +77,8 @@ export class RecordReader {
     if (v === undefined || v === null) return null;
     if (typeof v !== "string" || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.test(v)) this.fail(field, "a date-time");
     const d = new Date(/(Z|[+-]\d{2}:?\d{2})$/.test(v) ? v : `${v}Z`);
-    if (Number.isNaN(d.getTime())) this.fail(field, "a date-time");
+    // MySQL DATETIME starts at year 1000; nothing in a hiring export predates 1970.
+    if (Number.isNaN(d.getTime()) || d.getUTCFullYear() < 1970) this.fail(field, "a date-time");
     return d;
   }
 

@@ -1,34 +1,99 @@
-import { create } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Code, type ConnectRouter } from "@connectrpc/connect";
-import { ExportService, OpeningSchema, type Opening } from "../../gen/hiring/v1/export_pb.js";
+import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
+import { ExportService } from "../../gen/hiring/v1/export_pb.js";
 import { HiringAdminService } from "../../gen/hiring/v1/admin_pb.js";
 import type { Clock } from "../../lib/clock.js";
-import type { ServiceStorage } from "../../lib/runtime.js";
-import { requireHiringWorkspace } from "../../lib/identity.js";
+import type { Emit, ServiceStorage } from "../../lib/runtime.js";
+import { caller, requireHiringWorkspace } from "../../lib/identity.js";
 import { invalid, notFound, typedError } from "../../lib/errors.js";
+import { isUniqueViolation, type Knex } from "../../lib/db.js";
 import { sortableId } from "../../lib/ids.js";
-import { HiringStore, type OpeningRow } from "./store.js";
+import { HiringStore, type CandidateChange, type CandidateRow } from "./store.js";
 import { newApiKey, parseApiKey, secretMatches } from "./keys.js";
-import { importLists } from "./records.js";
-
-function openingMessage(row: OpeningRow): Opening {
-  return create(OpeningSchema, {
-    id: row.id,
-    name: row.name,
-    slug: row.slug,
-    createdAt: timestampFromDate(row.created_at),
-    publishedAt: row.published_at ? timestampFromDate(row.published_at) : undefined,
-    closedAt: row.closed_at ? timestampFromDate(row.closed_at) : undefined,
-    tests: JSON.parse(row.tests),
-  });
-}
+import { RecordReader } from "./records.js";
+import { importDocument, readImport, readTest, type Reference } from "./importing.js";
+import { candidateChangeEvent, candidateData, candidateRow, checkHireState, checkRating, sameCandidate, type CandidateData } from "./candidates.js";
+import { sameAttempt } from "./scoring.js";
+import { candidateQuery, nextPageUrl, validationError } from "./listing.js";
+import { candidateDetailMessage, candidateMessage, categoryMessage, openingMessage, tagMessage } from "./messages.js";
 
 const unauthorized = () => typedError(Code.Unauthenticated, "UnauthorizedError");
 const notFoundError = () => typedError(Code.NotFound, "NotFoundError");
 
+/** What the tests column (MySQL MEDIUMTEXT, 16 MiB) holds, with room to spare. */
+const MAX_TESTS_BYTES = 15 * 1024 * 1024;
+
+const TABLE_OF_KIND = { opening: "openings", category: "categories", tag: "tags" } as const;
+
 export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
   const store = new HiringStore(storage.db);
+
+  /**
+   * Runs a change. Concurrent writers of one workspace can deadlock in MySQL (the candidate
+   * lookups lock the gaps where new candidates go): the loser is run again, its outbox rows
+   * having been rolled back with it. Two writers inserting the same new record make the later
+   * one fail with Aborted, for its caller to retry.
+   */
+  async function change<T>(work: (trx: Knex.Transaction, emit: Emit) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await storage.transaction(work);
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new ConnectError("a concurrent change wrote the same records; retry", Code.Aborted);
+        if ((err as { code?: string }).code === "ER_LOCK_DEADLOCK" && attempt < 3) continue;
+        throw err;
+      }
+    }
+  }
+
+  /** Every reference must lead to a record of the file (`defined`) or of the workspace. */
+  async function checkReferences(db: Knex, workspaceId: string, references: Reference[], defined: Record<Reference["kind"], Set<string>>): Promise<void> {
+    const found = { opening: new Set<string>(), category: new Set<string>(), tag: new Set<string>() };
+    for (const kind of ["opening", "category", "tag"] as const) {
+      const wanted = references.filter((r) => r.kind === kind && !defined[kind].has(r.id)).map((r) => r.id);
+      if (wanted.length) found[kind] = await store.existingIds(db, TABLE_OF_KIND[kind], workspaceId, wanted);
+    }
+    const bad = references.find((r) => !defined[r.kind].has(r.id) && !found[r.kind].has(r.id));
+    if (bad) throw invalid(`${bad.at}: no ${bad.kind} ${bad.id} in this workspace`);
+  }
+
+  /**
+   * Stores candidates over their current state (`existing`, by id) and emits what each change
+   * means. Unchanged candidates are not written and announce nothing, so repeating an import or
+   * a call is harmless. Returns the stored rows and the number of events.
+   */
+  async function saveCandidates(
+    trx: Knex.Transaction,
+    emit: Emit,
+    workspaceId: string,
+    candidates: CandidateData[],
+    existing: Map<string, { row: CandidateRow; tagIds: string[] }>,
+  ): Promise<{ rows: Map<string, CandidateRow>; events: number }> {
+    const changes: CandidateChange[] = [];
+    const rows = new Map<string, CandidateRow>();
+    let events = 0;
+    for (const c of candidates) {
+      const row = candidateRow(workspaceId, c);
+      if (Buffer.byteLength(row.tests) > MAX_TESTS_BYTES) throw invalid(`candidate ${c.id}: its tests take more than ${MAX_TESTS_BYTES} bytes`);
+      const before = existing.get(c.id);
+      rows.set(c.id, row);
+      if (before && sameCandidate(before.row, before.tagIds, row, c.tag_ids)) continue;
+      changes.push({ before: before?.row, row, tagIds: c.tag_ids });
+      const action = candidateChangeEvent(before?.row, row);
+      if (action) {
+        await emit({ workspaceId, entity: "candidate", action, objectId: c.id });
+        events++;
+      }
+    }
+    await store.writeCandidates(trx, workspaceId, changes);
+    return { rows, events };
+  }
+
+  /** One candidate of the workspace, locked for the change, or NotFound. */
+  async function candidateForChange(trx: Knex.Transaction, workspaceId: string, id: string) {
+    const found = (await store.candidatesByIds(trx, workspaceId, [id], { lock: true })).get(id);
+    if (!found) throw notFound(`candidate ${id} not found in workspace ${workspaceId}`);
+    return found;
+  }
 
   return (router: ConnectRouter) => {
     router.service(ExportService, {
@@ -41,6 +106,40 @@ export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
         const row = await store.opening(requireHiringWorkspace(ctx), req.id);
         if (!row) throw notFoundError();
         return { opening: openingMessage(row) };
+      },
+
+      async listCandidates(req, ctx) {
+        const workspaceId = requireHiringWorkspace(ctx);
+        const query = candidateQuery(req);
+        let after: { sortKey: Date; id: string } | undefined;
+        if (query.afterId !== undefined) {
+          after = await store.listPosition(workspaceId, query.afterId);
+          if (!after) throw validationError("after_id names no candidate of this workspace's list");
+        }
+        const page = await store.listCandidates(workspaceId, query, after);
+        const last = page.rows[page.rows.length - 1];
+        return {
+          data: page.rows.map(candidateMessage),
+          links: { next: page.more && last ? nextPageUrl(caller(ctx).requestUrl, last.id) : undefined },
+          total: BigInt(page.total),
+        };
+      },
+
+      async getCandidate(req, ctx) {
+        const found = await store.listedCandidate(requireHiringWorkspace(ctx), req.id);
+        if (!found) throw notFoundError();
+        return { candidate: candidateDetailMessage(found.row, found.tagIds) };
+      },
+
+      async listCategories(req, ctx) {
+        const openingId = req.jobOpeningId === undefined || req.jobOpeningId.trim() === "" ? undefined : req.jobOpeningId;
+        const rows = await store.categories(requireHiringWorkspace(ctx), openingId);
+        return { data: rows.map(categoryMessage) };
+      },
+
+      async listTags(_req, ctx) {
+        const rows = await store.tags(requireHiringWorkspace(ctx));
+        return { data: rows.map(tagMessage) };
       },
     });
 
@@ -79,23 +178,70 @@ export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
       },
 
       async import(req) {
-        if (!(await store.workspaceExists(req.workspaceId))) throw notFound(`workspace ${req.workspaceId} not found`);
-        const data: Record<string, unknown> = req.data ?? {};
-        const lists = importLists(data, ["openings"]);
-        const openings = lists.openings.map((r) => ({
-          workspace_id: req.workspaceId,
-          id: r.id(),
-          name: r.string("name"),
-          slug: r.string("slug", ""),
-          created_at: r.date("created_at"),
-          published_at: r.optionalDate("published_at"),
-          closed_at: r.optionalDate("closed_at"),
-          tests: JSON.stringify(r.list("tests").map((t) => ({ id: t.id(), name: t.string("name", ""), slug: t.string("slug", "") }))),
-        }));
-        await storage.transaction(async (trx) => {
-          for (const row of openings) await store.upsertOpening(trx, row);
+        const workspaceId = req.workspaceId;
+        if (!(await store.workspaceExists(workspaceId))) throw notFound(`workspace ${workspaceId} not found`);
+        const plan = readImport(workspaceId, importDocument(req.data, req.json));
+        const events = await change(async (trx, emit) => {
+          await checkReferences(trx, workspaceId, plan.references, {
+            opening: new Set(plan.openings.map((o) => o.id)),
+            category: new Set(plan.categories.map((c) => c.id)),
+            tag: new Set(plan.tags.map((t) => t.id)),
+          });
+          await store.upsertOpenings(trx, plan.openings);
+          await store.upsertCategories(trx, plan.categories);
+          await store.upsertTags(trx, plan.tags);
+          const existing = await store.candidatesByIds(trx, workspaceId, plan.candidates.map((c) => c.id), { lock: true });
+          return (await saveCandidates(trx, emit, workspaceId, plan.candidates, existing)).events;
         });
-        return { openings: openings.length };
+        return {
+          openings: plan.openings.length,
+          categories: plan.categories.length,
+          tags: plan.tags.length,
+          candidates: plan.candidates.length,
+          events,
+        };
+      },
+
+      async recordFinishedTest(req) {
+        const test = readTest(RecordReader.of(req.test ?? null, "test"));
+        if (test.finished_at === null) throw invalid("test.finished_at: expected a date-time");
+        const { row, tagIds } = await change(async (trx, emit) => {
+          const before = await candidateForChange(trx, req.workspaceId, req.candidateId);
+          const data = candidateData(before.row, before.tagIds);
+          // Recording the same attempt again replaces it rather than adding a second one.
+          const others = data.tests.filter((t) => !sameAttempt(t, test));
+          const becomesFirst = others.every((t) => test.started_at < t.started_at);
+          const next: CandidateData = { ...data, tests: [...others, test], given: becomesFirst ? undefined : data.given };
+          const saved = await saveCandidates(trx, emit, req.workspaceId, [next], new Map([[next.id, before]]));
+          return { row: saved.rows.get(next.id)!, tagIds: next.tag_ids };
+        });
+        return { candidate: candidateDetailMessage(row, tagIds) };
+      },
+
+      async updateCandidate(req) {
+        const rating = req.rating === undefined ? undefined : checkRating(req.rating, "rating");
+        const hireState = req.hireState === undefined ? undefined : checkHireState(req.hireState, "hire_state");
+        const categoryId = req.categoryId === undefined ? undefined : req.categoryId.trim() === "" ? null : RecordReader.of({ category_id: req.categoryId }, "request").id("category_id");
+        const tagIds = req.tagIds === undefined ? undefined : [...new Set(RecordReader.of({ tag_ids: req.tagIds.ids }, "request").idList("tag_ids"))];
+        const references: Reference[] = [
+          ...(categoryId ? [{ kind: "category" as const, id: categoryId, at: "category_id" }] : []),
+          ...(tagIds ?? []).map((id, i) => ({ kind: "tag" as const, id, at: `tag_ids[${i}]` })),
+        ];
+        const { row, tags } = await change(async (trx, emit) => {
+          const before = await candidateForChange(trx, req.workspaceId, req.candidateId);
+          await checkReferences(trx, req.workspaceId, references, { opening: new Set(), category: new Set(), tag: new Set() });
+          const data = candidateData(before.row, before.tagIds);
+          const next: CandidateData = {
+            ...data,
+            rating: rating ?? data.rating,
+            hire_state: hireState ?? data.hire_state,
+            category_id: categoryId === undefined ? data.category_id : categoryId,
+            tag_ids: tagIds ?? data.tag_ids,
+          };
+          const saved = await saveCandidates(trx, emit, req.workspaceId, [next], new Map([[next.id, before]]));
+          return { row: saved.rows.get(next.id)!, tags: next.tag_ids };
+        });
+        return { candidate: candidateDetailMessage(row, [...tags].sort()) };
       },
     });
   };

@@ -1,29 +1,49 @@
 import * as http from "node:http";
 import * as https from "node:https";
 import { isIP } from "node:net";
-import { guardedLookup, isInternalAddress, type TargetRules } from "./target.js";
+import { allowedPort, guardedLookup, isInternalAddress, type Resolver, type TargetRules } from "./target.js";
 
 /** A receiver must answer within this time. */
 export const DELIVERY_TIMEOUT_MS = 5_000;
+
+/** How much of an answer is read when it matters (a ping's validation code); the rest is ignored. */
+const MAX_ANSWER_BYTES = 64 * 1024;
 
 export interface DeliveryResult {
   ok: boolean;
   status?: number;
   error?: string;
   latencyMs: number;
+  /** The answer's body, when asked for and the answer was a success. */
+  answer?: string;
 }
 
+export interface DelivererOptions extends TargetRules {
+  /** How long a receiver has to answer (DELIVERY_TIMEOUT_MS unless a test needs it shorter). */
+  timeoutMs?: number;
+  /** Host name resolution (the system resolver unless a test gives its own). */
+  resolve?: Resolver;
+}
+
+export type Deliverer = ((url: string, body: string, headers: Record<string, string>, options?: { readAnswer?: boolean }) => Promise<DeliveryResult>) & {
+  close(): void;
+};
+
 /**
- * POSTs one notification. Success is a 2xx within the timeout; a redirect, any other status,
- * a timeout or a connection error is a failure. Redirects are never followed.
+ * POSTs one notification. Success is a 2xx answer within the timeout; a redirect, any other
+ * status, a timeout or a connection error is a failure. Redirects are never followed. Under
+ * the default rules only ports 80 and 443 and no internal address are ever connected to.
  */
-export function createDeliverer(rules: TargetRules, timeoutMs = DELIVERY_TIMEOUT_MS) {
-  const lookup = guardedLookup(rules);
+export function createDeliverer(options: DelivererOptions): Deliverer {
+  const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
+  const lookup = guardedLookup(options, options.resolve);
+  // Each subscription has at most one request in flight, so the socket limit only matters when
+  // many subscriptions share a receiver.
   const agents = {
-    "http:": new http.Agent({ keepAlive: true, maxSockets: 4 }),
-    "https:": new https.Agent({ keepAlive: true, maxSockets: 4 }),
+    "http:": new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 60_000 }),
+    "https:": new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 60_000 }),
   };
-  const deliver = (url: string, body: string, headers: Record<string, string>): Promise<DeliveryResult> => {
+  const deliver = (url: string, body: string, headers: Record<string, string>, opts: { readAnswer?: boolean } = {}): Promise<DeliveryResult> => {
     const started = performance.now();
     const done = (r: Omit<DeliveryResult, "latencyMs">): DeliveryResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
     return new Promise((resolve) => {
@@ -33,35 +53,58 @@ export function createDeliverer(rules: TargetRules, timeoutMs = DELIVERY_TIMEOUT
       } catch {
         return resolve(done({ ok: false, error: "invalid URL" }));
       }
+      if (target.protocol !== "http:" && target.protocol !== "https:") return resolve(done({ ok: false, error: "URL must use http or https" }));
       const host = target.hostname.replace(/^\[|\]$/g, "");
-      if (!rules.allowInternal && isIP(host) && isInternalAddress(host)) {
-        return resolve(done({ ok: false, error: "refusing to connect to an internal address" }));
+      if (!options.allowInternal) {
+        if (!allowedPort(target)) return resolve(done({ ok: false, error: "refusing to connect to a port other than 80 or 443" }));
+        // Literal addresses are connected to without a lookup, so they are checked here.
+        if (isIP(host) && isInternalAddress(host)) return resolve(done({ ok: false, error: "refusing to connect to an internal address" }));
       }
+      let settled = false;
+      const finish = (r: Omit<DeliveryResult, "latencyMs">) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(done(r));
+      };
       const mod = target.protocol === "https:" ? https : http;
       const req = mod.request(
         target,
         {
           method: "POST",
           agent: agents[target.protocol as "http:" | "https:"],
-          lookup: lookup as never,
+          lookup: lookup as unknown as http.RequestOptions["lookup"],
           headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "workhub-webhooks/1", ...headers },
-          timeout: timeoutMs,
         },
         (res) => {
-          res.resume();
           const status = res.statusCode ?? 0;
-          res.on("end", () => {});
-          resolve(done(status >= 200 && status < 300 ? { ok: true, status } : { ok: false, status, error: status >= 300 && status < 400 ? "redirect (not followed)" : `status ${status}` }));
+          const ok = status >= 200 && status < 300;
+          if (!ok) {
+            res.resume();
+            return finish({ ok: false, status, error: status >= 300 && status < 400 ? "redirect (not followed)" : `status ${status}` });
+          }
+          if (!opts.readAnswer) {
+            res.resume();
+            return finish({ ok: true, status });
+          }
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on("data", (c: Buffer) => {
+            if (size < MAX_ANSWER_BYTES) chunks.push(c);
+            size += c.length;
+          });
+          res.on("end", () => finish({ ok: true, status, answer: Buffer.concat(chunks).toString("utf8").slice(0, MAX_ANSWER_BYTES) }));
+          res.on("error", () => finish({ ok: true, status, answer: Buffer.concat(chunks).toString("utf8") }));
         },
       );
-      const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      req.on("close", () => clearTimeout(timer));
-      req.on("timeout", () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-      req.on("error", (err) => resolve(done({ ok: false, error: err.message.slice(0, 500) })));
+      // The whole answer must come within the timeout, however the receiver trickles it.
+      const timer = setTimeout(() => {
+        finish({ ok: false, error: `no answer within ${timeoutMs} ms` });
+        req.destroy();
+      }, timeoutMs);
+      req.on("error", (err: NodeJS.ErrnoException) => finish({ ok: false, error: (err.message || err.code || "connection failed").slice(0, 500) }));
       req.end(body);
     });
   };
   return Object.assign(deliver, { close: () => Object.values(agents).forEach((a) => a.destroy()) });
 }
-
-export type Deliverer = ReturnType<typeof createDeliverer>;

@@ -1,36 +1,74 @@
-import type { ServiceFactory } from "../../lib/service.js";
+import type { ConnectRouter } from "@connectrpc/connect";
+import type { ServiceDeps, ServiceFactory, ServiceInstance } from "../../lib/service.js";
 import { ServiceStorage } from "../../lib/runtime.js";
-import type { Consumer } from "../../lib/bus.js";
+import { WorkspaceGate } from "../../lib/access.js";
 import { migrations } from "./migrations.js";
 import { NotifierStore } from "./store.js";
-import { Dispatcher } from "./dispatcher.js";
-import { createDeliverer } from "./deliver.js";
-import { createIngest, webhookAdminRoutes } from "./service.js";
+import { Dispatcher, type DispatcherOptions } from "./dispatcher.js";
+import { createDeliverer, type DelivererOptions } from "./deliver.js";
+import { Ingester } from "./ingest.js";
+import { DeliveryMetrics } from "./metrics.js";
+import { Pinger } from "./ping.js";
+import { webhookAdminRoutes } from "./service.js";
+import { trackingWebhookRoutes } from "./api.js";
 
-/** Durable consumer name of the notifier on the EVENTS stream. */
-export const NOTIFIER_CONSUMER = "notifier";
+/** What tests may change; production runs on the defaults. */
+export interface NotifierOptions {
+  delivery?: Omit<DelivererOptions, "allowInternal">;
+  dispatcher?: DispatcherOptions;
+  ingestLeaseMs?: number;
+}
+
+/** The notifier with its parts in reach (tests drive the dispatcher and read the store). */
+export interface Notifier extends ServiceInstance {
+  store: NotifierStore;
+  dispatcher: Dispatcher;
+  ingester: Ingester;
+  counters: DeliveryMetrics;
+  /** Prometheus text: the counters and every subscription's queue depth (GET /metrics). */
+  metrics(): Promise<string>;
+}
 
 /** The notifier: webhook subscriptions and ordered, retried delivery of the events they match. */
-export const createNotifierService: ServiceFactory = async (deps) => {
+export async function openNotifier(deps: ServiceDeps, options: NotifierOptions = {}): Promise<Notifier> {
   const storage = await ServiceStorage.open(deps, "notifier", migrations);
   const store = new NotifierStore(storage.db);
   const rules = { allowInternal: deps.config.webhookAllowInternal };
-  const deliverer = createDeliverer(rules);
-  const dispatcher = new Dispatcher(store, deliverer, deps.clock, deps.log);
-  let consumer: Consumer | undefined;
+  const deliver = createDeliverer({ ...rules, ...options.delivery });
+  const metrics = new DeliveryMetrics();
+  const dispatcher = new Dispatcher(store, deliver, deps.clock, deps.log, metrics, { deliveryTimeoutMs: options.delivery?.timeoutMs, ...options.dispatcher });
+  const ingester = new Ingester(store, deps.bus, deps.clock, deps.log, (ids) => dispatcher.notify(ids), { leaseMs: options.ingestLeaseMs });
+  const pinger = new Pinger(store, deliver, deps.clock, deps.log);
+  // The notifier starts before the accounts service registers in this process, and a client
+  // picks its transport when made: the gate is made at its first use.
+  let gate: WorkspaceGate | undefined;
+  const workspaceGate: Pick<WorkspaceGate, "require"> = { require: (...args) => (gate ??= new WorkspaceGate(deps.directory)).require(...args) };
+  const admin = webhookAdminRoutes({ store, clock: deps.clock, rules, metrics, dispatcher });
+  const api = trackingWebhookRoutes({ store, gate: workspaceGate, clock: deps.clock, rules, pinger, dispatcher });
   return {
     name: "notifier",
-    routes: webhookAdminRoutes(store, deps.clock, rules),
+    routes: (router: ConnectRouter) => {
+      admin(router);
+      api(router);
+    },
     ready: async () => (await storage.ready()) && (await deps.bus.ready()),
     start: async () => {
-      consumer = await deps.bus.consume(`${deps.config.natsPrefix}${NOTIFIER_CONSUMER}`.replace(/[^A-Za-z0-9_-]/g, "_"), createIngest(store, deps.clock, () => dispatcher.kick()));
-      dispatcher.start();
+      await dispatcher.start();
+      await ingester.start();
     },
     close: async () => {
-      await consumer?.stop();
+      await ingester.stop();
       await dispatcher.stop();
-      deliverer.close();
+      await pinger.close();
+      deliver.close();
       await storage.close();
     },
+    metrics: async () => metrics.prometheus(await store.pendingCounts()),
+    counters: metrics,
+    store,
+    dispatcher,
+    ingester,
   };
-};
+}
+
+export const createNotifierService: ServiceFactory = (deps) => openNotifier(deps);

@@ -1,108 +1,116 @@
-import { create, fromBinary } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { EventSchema, type Event } from "../../gen/events/v1/event_pb.js";
-import { SubscriptionSchema, WebhookAdminService, type EventFilter, type Subscription } from "../../gen/notifier/v1/webhooks_pb.js";
+import { Code } from "@connectrpc/connect";
+import { WebhookAdminService } from "../../gen/notifier/v1/webhooks_pb.js";
 import type { Clock } from "../../lib/clock.js";
-import type { BusMessage } from "../../lib/bus.js";
-import { invalid, notFound } from "../../lib/errors.js";
-import { sortableId } from "../../lib/ids.js";
+import { httpError, invalid, notFound } from "../../lib/errors.js";
+import { isUniqueViolation } from "../../lib/db.js";
 import { checkTargetUrl, type TargetRules } from "./target.js";
 import { newSecret } from "./signing.js";
-import { hiringPayload, trackingPayload } from "./payloads.js";
-import type { NotifierStore, SubscriptionRow } from "./store.js";
+import { familyOfService, internalFilters, MAX_DESCRIPTION_LENGTH } from "./subscriptions.js";
+import { attemptMessage, notificationMessage, subscriptionMessage } from "./messages.js";
+import type { DeliveryMetrics } from "./metrics.js";
+import type { Dispatcher } from "./dispatcher.js";
+import type { NotificationState, NotifierStore } from "./store.js";
 
-const SERVICES = new Set(["hiring", "accounts", "tracking"]);
+const STATES = new Set<NotificationState>(["pending", "delivered", "given_up"]);
 
-interface Filter {
-  entity: string;
-  action: string;
+/** A subscription id as the internal RPCs carry it (decimal text). */
+export function subscriptionIdOf(raw: string): number {
+  if (!/^\d{1,15}$/.test(raw)) throw notFound(`subscription ${raw} not found`);
+  return Number(raw);
 }
 
-export function matches(filters: Filter[], event: Pick<Event, "entity" | "action">): boolean {
-  return filters.some((f) => (f.entity === "*" || f.entity === event.entity) && (f.action === "*" || f.action === event.action));
+function pageSize(limit: number): number {
+  if (limit < 0) throw invalid("limit must not be negative");
+  return Math.min(limit || 100, 1000);
 }
 
-function subscriptionMessage(row: SubscriptionRow): Subscription {
-  return create(SubscriptionSchema, {
-    subscriptionId: row.id,
-    service: row.service,
-    workspaceId: row.workspace_id,
-    url: row.url,
-    description: row.description,
-    eventFilters: JSON.parse(row.event_filters),
-    enabled: row.enabled,
-    createdAt: timestampFromDate(row.created_at),
-  });
-}
-
-/** Turns an event from the bus into queued notifications, one per matching subscription. */
-export function createIngest(store: NotifierStore, clock: Clock, onQueued: () => void) {
-  return async (msg: BusMessage): Promise<void> => {
-    const event = fromBinary(EventSchema, msg.data);
-    // Time-tracking subscriptions receive the accounts and tracking services' events.
-    const family = event.service === "hiring" ? ["hiring"] : ["accounts", "tracking"];
-    const subs: SubscriptionRow[] = [];
-    for (const service of family) subs.push(...(await store.subscriptions(service, event.workspaceId)));
-    const now = clock.now();
-    const rows = subs
-      .filter((s) => s.enabled && matches(JSON.parse(s.event_filters), event))
-      .map((s) => {
-        const id = `ntf_${sortableId(now.getTime()).toLowerCase()}`;
-        const payload = s.service === "hiring" ? hiringPayload(id, event) : trackingPayload(id, s.id, s.url, event, now);
-        return {
-          id,
-          subscription_id: s.id,
-          event_id: event.id,
-          body: JSON.stringify(payload),
-          state: "pending" as const,
-          attempts: 0,
-          next_attempt_at_ms: now.getTime(),
-        };
-      });
-    await store.enqueue(rows, now);
-    if (rows.length) onQueued();
-  };
-}
-
-function normalizeFilters(filters: EventFilter[]): Filter[] {
-  const out = filters.length ? filters.map((f) => ({ entity: f.entity || "*", action: f.action || "*" })) : [{ entity: "*", action: "*" }];
-  const seen = new Set(out.map((f) => `${f.entity}/${f.action}`));
-  if (seen.size !== out.length) throw invalid("event filters must not repeat");
-  return out;
-}
-
-export function webhookAdminRoutes(store: NotifierStore, clock: Clock, rules: TargetRules) {
+/**
+ * The internal WebhookAdminService: what the hiring application and operators do. Its
+ * subscriptions are trusted (validated at once, no plan limits); target URL rules still apply.
+ */
+export function webhookAdminRoutes(deps: { store: NotifierStore; clock: Clock; rules: TargetRules; metrics: DeliveryMetrics; dispatcher: Dispatcher }) {
+  const { store, clock, rules, metrics, dispatcher } = deps;
   return (router: ConnectRouter) =>
     router.service(WebhookAdminService, {
       async createSubscription(req) {
-        if (!SERVICES.has(req.service)) throw invalid("service must be hiring, accounts or tracking");
+        const family = familyOfService(req.service);
+        if (!family) throw invalid("service must be hiring, tracking or accounts");
         if (!req.workspaceId) throw invalid("workspace_id is required");
         const problem = checkTargetUrl(req.url, rules);
         if (problem) throw invalid(problem);
-        const row: SubscriptionRow = {
-          id: `sub_${sortableId().toLowerCase()}`,
-          service: req.service,
-          workspace_id: req.workspaceId,
-          url: req.url,
-          description: req.description.slice(0, 200),
-          secret: newSecret(),
-          event_filters: JSON.stringify(normalizeFilters(req.eventFilters)),
-          enabled: true,
-          created_at: clock.now(),
-        };
-        await store.insertSubscription(row);
-        return { subscription: subscriptionMessage(row), secret: row.secret };
+        if (req.description.length > MAX_DESCRIPTION_LENGTH) throw invalid(`description must not be longer than ${MAX_DESCRIPTION_LENGTH} characters`);
+        const now = clock.now();
+        const row = await store
+          .insertSubscription({
+            family,
+            workspace_id: req.workspaceId,
+            user_id: 0,
+            description: req.description,
+            url: req.url,
+            secret: newSecret(),
+            event_filters: internalFilters(req.eventFilters),
+            enabled: true,
+            validation_code: null,
+            validated_at: now,
+            created_at: now,
+            updated_at: now,
+          })
+          .catch((err: unknown) => {
+            throw isUniqueViolation(err) ? httpError(400, Code.AlreadyExists, "a subscription with this description exists in the workspace") : err;
+          });
+        return { subscription: subscriptionMessage(row, 0), secret: row.secret };
       },
 
       async listSubscriptions(req) {
-        const rows = await store.subscriptions(req.service, req.workspaceId);
-        return { subscriptions: rows.map(subscriptionMessage) };
+        const family = familyOfService(req.service);
+        if (!family) throw invalid("service must be hiring, tracking or accounts");
+        const rows = await store.subscriptionsOf(family, req.workspaceId);
+        const pending = await store.pendingCounts(rows.map((r) => r.id));
+        return { subscriptions: rows.map((r) => subscriptionMessage(r, pending.get(r.id) ?? 0)) };
       },
 
       async deleteSubscription(req) {
-        if (!(await store.deleteSubscription(req.subscriptionId))) throw notFound(`subscription ${req.subscriptionId} not found`);
+        if (!(await store.deleteSubscription(subscriptionIdOf(req.subscriptionId)))) throw notFound(`subscription ${req.subscriptionId} not found`);
         return {};
+      },
+
+      async listDeliveryAttempts(req) {
+        const id = subscriptionIdOf(req.subscriptionId);
+        if (!(await store.subscription(id))) throw notFound(`subscription ${req.subscriptionId} not found`);
+        const rows = await store.attempts(id, pageSize(req.limit), Number(req.beforeAttemptId) || undefined);
+        return { attempts: rows.map(attemptMessage) };
+      },
+
+      async listNotifications(req) {
+        const id = subscriptionIdOf(req.subscriptionId);
+        if (req.state && !STATES.has(req.state as NotificationState)) throw invalid("state must be pending, delivered or given_up");
+        if (!(await store.subscription(id))) throw notFound(`subscription ${req.subscriptionId} not found`);
+        const rows = await store.notifications(id, (req.state || undefined) as NotificationState | undefined, pageSize(req.limit));
+        return { notifications: rows.map(notificationMessage) };
+      },
+
+      async replayNotification(req) {
+        const existing = await store.notification(req.notificationId);
+        if (!existing) throw notFound(`notification ${req.notificationId} not found`);
+        const replayed = await store.replay(req.notificationId, clock.now());
+        if (!replayed) throw httpError(400, Code.FailedPrecondition, `notification ${req.notificationId} is ${existing.state}; only a given-up notification can be replayed`);
+        dispatcher.kick();
+        return { notification: notificationMessage(replayed) };
+      },
+
+      async getMetrics() {
+        const depths = await store.pendingCounts();
+        return {
+          deliveries: BigInt(metrics.deliveries),
+          failures: BigInt(metrics.failures),
+          giveUps: BigInt(metrics.giveUps),
+          latencyCount: BigInt(metrics.latencyCount),
+          latencySumMs: metrics.latencySumMs,
+          latencyP50Ms: metrics.quantile(0.5),
+          latencyP99Ms: metrics.quantile(0.99),
+          queueDepths: [...depths].map(([id, pending]) => ({ subscriptionId: String(id), pending: BigInt(pending) })),
+        };
       },
     });
 }

@@ -6,18 +6,30 @@ export function newSecret(): string {
 }
 
 /**
- * The signature headers of a delivery: the time-tracking `X-Webhook-Signature-256` (HMAC-SHA256
- * of the raw body keyed by the secret) and the Standard Webhooks headers (HMAC-SHA256 of
- * `id.timestamp.body` keyed by the secret's decoded bytes).
+ * The key of the Standard Webhooks signature: the base64 bytes after `whsec_`, as the common
+ * verification libraries decode it; a secret of another form (the time-tracking API lets users
+ * choose one) is used as its UTF-8 bytes.
  */
+function standardKey(secret: string): Buffer {
+  return secret.startsWith("whsec_") ? Buffer.from(secret.slice(6), "base64") : Buffer.from(secret, "utf8");
+}
+
+/** Standard Webhooks `webhook-signature`: `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body`. */
+export function standardSignature(secret: string, id: string, timestampSeconds: number, body: string): string {
+  return `v1,${createHmac("sha256", standardKey(secret)).update(`${id}.${timestampSeconds}.${body}`).digest("base64")}`;
+}
+
+/** Time-tracking `X-Webhook-Signature-256`: `sha256=` and the hex HMAC-SHA256 of the raw body keyed by the secret. */
+export function trackingSignature(secret: string, body: string): string {
+  return `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+}
+
+/** The signature headers of every delivery: Standard Webhooks and the time-tracking one. */
 export function signatureHeaders(secret: string, id: string, timestampSeconds: number, body: string): Record<string, string> {
-  const key = Buffer.from(secret.startsWith("whsec_") ? secret.slice(6) : secret, "base64");
-  const standard = createHmac("sha256", key).update(`${id}.${timestampSeconds}.${body}`).digest("base64");
-  const tracking = createHmac("sha256", secret).update(body).digest("hex");
   return {
     "webhook-id": id,
     "webhook-timestamp": String(timestampSeconds),
-    "webhook-signature": `v1,${standard}`,
-    "x-webhook-signature-256": `sha256=${tracking}`,
+    "webhook-signature": standardSignature(secret, id, timestampSeconds, body),
+    "x-webhook-signature-256": trackingSignature(secret, body),
   };
 }

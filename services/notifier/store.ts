@@ -1,103 +1,463 @@
 import { dbDate, type Knex } from "../../lib/db.js";
 
-export interface SubscriptionRow {
-  id: string;
-  service: string;
-  workspace_id: string;
-  url: string;
-  description: string;
-  secret: string;
-  event_filters: string;
-  enabled: boolean;
-  created_at: Date;
+/** Which services' events a subscription receives: the hiring service's, or the time-tracking family's. */
+export type Family = "hiring" | "tracking";
+
+export interface Filter {
+  entity: string;
+  action: string;
 }
+
+export interface SubscriptionRow {
+  id: number;
+  family: Family;
+  workspace_id: string;
+  /** Time-tracking user who made it; 0 for subscriptions made over the internal RPCs. */
+  user_id: number;
+  description: string;
+  url: string;
+  secret: string;
+  event_filters: Filter[];
+  enabled: boolean;
+  validation_code: string | null;
+  validated_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type NewSubscription = Omit<SubscriptionRow, "id">;
+
+export type NotificationState = "pending" | "delivered" | "given_up";
 
 export interface NotificationRow {
   seq: number;
   id: string;
-  subscription_id: string;
+  subscription_id: number;
   event_id: string;
-  body: string;
-  state: "pending" | "delivered" | "given_up";
+  state: NotificationState;
+  /** Attempts made since it was queued (or replayed). */
   attempts: number;
   next_attempt_at_ms: number;
+  created_at: Date;
+  finished_at: Date | null;
 }
 
-function subscriptionRow(row: Record<string, unknown>): SubscriptionRow {
-  return { ...(row as unknown as SubscriptionRow), enabled: Boolean(row.enabled), created_at: dbDate(row.created_at as Date) };
+export type NewNotification = Omit<NotificationRow, "seq" | "finished_at">;
+
+export type AttemptOutcome = "delivered" | "failed" | "given_up" | "ping_ok" | "ping_failed";
+
+export interface AttemptRow {
+  id: number;
+  subscription_id: number;
+  notification_id: string | null;
+  attempt: number;
+  attempted_at: Date;
+  status_code: number | null;
+  error: string | null;
+  latency_ms: number;
+  outcome: AttemptOutcome;
 }
+
+/** The outcome of one delivery attempt of a queued notification, as the dispatcher records it. */
+export interface AttemptResult {
+  notification: Pick<NotificationRow, "seq" | "id" | "subscription_id">;
+  attempt: number;
+  at: Date;
+  status?: number;
+  error?: string;
+  latencyMs: number;
+  outcome: "delivered" | "failed" | "given_up";
+  nextAttemptAtMs: number;
+}
+
+/** An event's notification body without what differs per subscription (see payloads.ts). */
+export interface EventPayload {
+  event_id: string;
+  template: string;
+  created_at: Date;
+}
+
+/** A pending notification with what delivering it needs: its event's payload, its subscription's URL and secret. */
+export interface Deliverable extends NotificationRow {
+  template: string;
+  family: Family;
+  url: string;
+  secret: string;
+  enabled: boolean;
+}
+
+/** The ingest_state row of the EVENTS stream. */
+const INGEST = "events";
+
+function subscriptionRow(row: Record<string, unknown>): SubscriptionRow {
+  return {
+    id: Number(row.id),
+    family: row.family as Family,
+    workspace_id: String(row.workspace_id),
+    user_id: Number(row.user_id),
+    description: String(row.description),
+    url: String(row.url),
+    secret: String(row.secret),
+    event_filters: JSON.parse(String(row.event_filters)) as Filter[],
+    enabled: Boolean(row.enabled),
+    validation_code: (row.validation_code as string | null) ?? null,
+    validated_at: row.validated_at == null ? null : dbDate(row.validated_at as Date),
+    created_at: dbDate(row.created_at as Date),
+    updated_at: dbDate(row.updated_at as Date),
+  };
+}
+
+function notificationRow(row: Record<string, unknown>): NotificationRow {
+  return {
+    seq: Number(row.seq),
+    id: String(row.id),
+    subscription_id: Number(row.subscription_id),
+    event_id: String(row.event_id),
+    state: row.state as NotificationState,
+    attempts: Number(row.attempts),
+    next_attempt_at_ms: Number(row.next_attempt_at_ms),
+    created_at: dbDate(row.created_at as Date),
+    finished_at: row.finished_at == null ? null : dbDate(row.finished_at as Date),
+  };
+}
+
+function attemptRow(row: Record<string, unknown>): AttemptRow {
+  return {
+    id: Number(row.id),
+    subscription_id: Number(row.subscription_id),
+    notification_id: (row.notification_id as string | null) ?? null,
+    attempt: Number(row.attempt),
+    attempted_at: dbDate(row.attempted_at as Date),
+    status_code: row.status_code == null ? null : Number(row.status_code),
+    error: (row.error as string | null) ?? null,
+    latency_ms: Number(row.latency_ms),
+    outcome: row.outcome as AttemptOutcome,
+  };
+}
+
+/**
+ * Columns of a subscription as written. Descriptions are unique in a time-tracking workspace;
+ * hiring subscriptions and undescribed internal ones have no unique key (null never collides).
+ */
+function subscriptionColumns(row: Partial<NewSubscription>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...row };
+  if (row.event_filters) out.event_filters = JSON.stringify(row.event_filters);
+  if (row.description !== undefined) out.unique_description = row.family === "hiring" ? null : row.description || null;
+  return out;
+}
+
+/** Rows per INSERT statement, well under the engines' limits on bound values. */
+const INSERT_CHUNK = 400;
 
 /** The notifier schema's queries. */
 export class NotifierStore {
   constructor(readonly db: Knex) {}
 
-  async insertSubscription(row: SubscriptionRow): Promise<void> {
-    await this.db("subscriptions").insert({ ...row });
+  // Subscriptions
+
+  async insertSubscription(row: NewSubscription): Promise<SubscriptionRow> {
+    const [id] = await this.db("subscriptions").insert(subscriptionColumns(row));
+    return { ...row, id: Number(id) };
   }
 
-  async subscription(id: string): Promise<SubscriptionRow | undefined> {
+  async subscription(id: number): Promise<SubscriptionRow | undefined> {
     const row = await this.db("subscriptions").where({ id }).first();
     return row ? subscriptionRow(row) : undefined;
   }
 
-  async subscriptions(service: string, workspaceId: string): Promise<SubscriptionRow[]> {
-    const rows = await this.db("subscriptions").where({ service, workspace_id: workspaceId }).orderBy("created_at");
+  async subscriptionsOf(family: Family, workspaceId: string): Promise<SubscriptionRow[]> {
+    const rows = await this.db("subscriptions").where({ family, workspace_id: workspaceId }).orderBy("id");
     return rows.map(subscriptionRow);
   }
 
-  async deleteSubscription(id: string): Promise<number> {
-    return this.db.transaction(async (trx): Promise<number> => {
+  async countSubscriptions(family: Family, workspaceId: string): Promise<number> {
+    const [{ n }] = await this.db("subscriptions").where({ family, workspace_id: workspaceId }).count({ n: "*" });
+    return Number(n);
+  }
+
+  /** Every subscription of the given workspaces, for turning a batch of events into notifications. */
+  async subscriptionsOfWorkspaces(keys: { family: Family; workspaceId: string }[]): Promise<SubscriptionRow[]> {
+    if (keys.length === 0) return [];
+    const rows = await this.db("subscriptions").whereIn(
+      ["family", "workspace_id"],
+      keys.map((k) => [k.family, k.workspaceId]),
+    );
+    return rows.map(subscriptionRow);
+  }
+
+  async updateSubscription(id: number, changes: Partial<NewSubscription>): Promise<void> {
+    await this.db("subscriptions").where({ id }).update(subscriptionColumns(changes));
+  }
+
+  /** Validates when the code is the subscription's; true when it is (or already was) validated. */
+  async validate(id: number, code: string, now: Date): Promise<boolean> {
+    const updated = await this.db("subscriptions").where({ id, validation_code: code }).whereNull("validated_at").update({ validated_at: now });
+    if (updated > 0) return true;
+    const row = await this.db("subscriptions").where({ id, validation_code: code }).first("validated_at");
+    return Boolean(row?.validated_at);
+  }
+
+  /** Removes a subscription with its queue and its delivery log. */
+  async deleteSubscription(id: number): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
       await trx("notifications").where({ subscription_id: id }).delete();
-      return trx("subscriptions").where({ id }).delete();
+      await trx("delivery_attempts").where({ subscription_id: id }).delete();
+      return (await trx("subscriptions").where({ id }).delete()) > 0;
     });
   }
 
-  /** Queues notifications; one already queued for the same event and subscription is kept. */
-  async enqueue(rows: Omit<NotificationRow, "seq">[], now: Date): Promise<void> {
-    if (rows.length === 0) return;
-    await this.db("notifications")
-      .insert(rows.map((r) => ({ ...r, created_at: now })))
-      .onConflict(["subscription_id", "event_id"])
-      .ignore();
+  /** Pending notifications of the given subscriptions (those with none are left out). */
+  async pendingCounts(ids?: number[]): Promise<Map<number, number>> {
+    const q = this.db("notifications").where({ state: "pending" }).groupBy("subscription_id").select("subscription_id").count({ n: "*" });
+    if (ids) {
+      if (ids.length === 0) return new Map();
+      q.whereIn("subscription_id", ids);
+    }
+    const rows = (await q) as unknown as { subscription_id: number | string; n: number | string }[];
+    return new Map(rows.map((r) => [Number(r.subscription_id), Number(r.n)]));
   }
 
-  /** The oldest pending notification of every subscription whose turn has come. */
-  async dueHeads(nowMs: number, excluded: string[], limit: number): Promise<NotificationRow[]> {
+  // Ingest
+
+  /** Where ingest stands in the stream (0: nothing read yet). */
+  async ingestPosition(): Promise<number> {
+    const row = await this.db("ingest_state").where({ name: INGEST }).first("position");
+    return row ? Number(row.position) : 0;
+  }
+
+  /**
+   * Queues notifications with their events' payloads. With a position, it is moved from
+   * `expected` to `next` first, in the same transaction, and nothing is queued when another
+   * replica moved it meanwhile: ingest is exactly once and in stream order, and the position
+   * row's lock orders concurrent ingesters. A notification already queued for the same event
+   * and subscription is kept.
+   */
+  async enqueue(rows: NewNotification[], payloads: EventPayload[], position?: { expected: number; next: number }): Promise<boolean> {
+    return this.db.transaction(async (trx) => {
+      if (position) {
+        const moved = await trx("ingest_state").where({ name: INGEST, position: position.expected }).update({ position: position.next });
+        if (moved === 0) {
+          const exists = await trx("ingest_state").where({ name: INGEST }).first("position");
+          if (exists || position.expected !== 0) return false;
+          await trx("ingest_state").insert({ name: INGEST, position: position.next, holder: null, expires_at_ms: 0 });
+        }
+      }
+      for (let i = 0; i < payloads.length; i += INSERT_CHUNK) {
+        await trx("event_payloads")
+          .insert(payloads.slice(i, i + INSERT_CHUNK))
+          .onConflict("event_id")
+          .ignore();
+      }
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+        await trx("notifications")
+          .insert(rows.slice(i, i + INSERT_CHUNK))
+          .onConflict(["subscription_id", "event_id"])
+          .ignore();
+      }
+      return true;
+    });
+  }
+
+  /** Takes or keeps the ingest lease; true while this replica holds it. */
+  async holdIngestLease(holder: string, nowMs: number, ttlMs: number): Promise<boolean> {
+    const updated = await this.db("ingest_state")
+      .where({ name: INGEST })
+      .andWhere((q) => q.where({ holder }).orWhereNull("holder").orWhere("expires_at_ms", "<", nowMs))
+      .update({ holder, expires_at_ms: nowMs + ttlMs });
+    if (updated > 0) return true;
+    try {
+      await this.db("ingest_state").insert({ name: INGEST, position: 0, holder, expires_at_ms: nowMs + ttlMs });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async releaseIngestLease(holder: string): Promise<void> {
+    await this.db("ingest_state").where({ name: INGEST, holder }).update({ holder: null, expires_at_ms: 0 });
+  }
+
+  // Replicas
+
+  async heartbeat(replica: string, nowMs: number): Promise<void> {
+    await this.db("replicas").insert({ id: replica, seen_at_ms: nowMs }).onConflict("id").merge();
+  }
+
+  /** Replicas seen since `sinceMs`, in a stable order; stale rows are removed. */
+  async liveReplicas(sinceMs: number): Promise<string[]> {
+    await this.db("replicas").where("seen_at_ms", "<", sinceMs - 3_600_000).delete();
+    const rows: { id: string }[] = await this.db("replicas").where("seen_at_ms", ">=", sinceMs).orderBy("id").select("id");
+    return rows.map((r) => r.id);
+  }
+
+  async removeReplica(replica: string): Promise<void> {
+    await this.db("replicas").where({ id: replica }).delete();
+  }
+
+  // Dispatch
+
+  /**
+   * Subscriptions whose oldest pending notification is due and that this replica may take: it
+   * owns them (`id mod replicas = index`) or already claims them, and no other replica's claim
+   * is alive. Oldest due first.
+   */
+  async dueSubscriptions(opts: { nowMs: number; holder: string; share: { index: number; of: number }; limit: number }): Promise<number[]> {
     const heads = this.db("notifications").where({ state: "pending" }).groupBy("subscription_id").select("subscription_id").min({ seq: "seq" });
     const q = this.db("notifications as n")
       .join(heads.as("h"), "h.seq", "n.seq")
-      .where("n.next_attempt_at_ms", "<=", nowMs)
+      .join("subscriptions as s", "s.id", "n.subscription_id")
+      .where("n.next_attempt_at_ms", "<=", opts.nowMs)
+      .where("s.enabled", true)
+      .where((w) => w.where("s.claimed_by", opts.holder).orWhere((free) => free.whereRaw("?? % ? = ?", ["s.id", opts.share.of, opts.share.index]).andWhere((x) => x.whereNull("s.claimed_by").orWhere("s.claim_expires_ms", "<", opts.nowMs))))
       .orderBy("n.next_attempt_at_ms")
-      .limit(limit)
-      .select("n.*");
-    if (excluded.length) q.whereNotIn("n.subscription_id", excluded);
-    const rows = await q;
-    return rows.map((r: NotificationRow) => ({ ...r, seq: Number(r.seq), attempts: Number(r.attempts), next_attempt_at_ms: Number(r.next_attempt_at_ms) }));
+      .limit(opts.limit)
+      .select("n.subscription_id");
+    const rows: { subscription_id: number | string }[] = await q;
+    return rows.map((r) => Number(r.subscription_id));
   }
 
-  async recordAttempt(
-    n: NotificationRow,
-    result: { status?: number; error?: string; latencyMs: number },
-    next: { state: NotificationRow["state"]; attempts: number; nextAttemptAtMs: number },
-    now: Date,
-  ): Promise<void> {
+  /** Claims what no live claim of another replica holds; answers the ids now claimed by `holder`. */
+  async claim(ids: number[], holder: string, nowMs: number, ttlMs: number): Promise<number[]> {
+    if (ids.length === 0) return [];
+    await this.db("subscriptions")
+      .whereIn("id", ids)
+      .andWhere((q) => q.where({ claimed_by: holder }).orWhereNull("claimed_by").orWhere("claim_expires_ms", "<", nowMs))
+      .update({ claimed_by: holder, claim_expires_ms: nowMs + ttlMs });
+    const rows: { id: number | string }[] = await this.db("subscriptions").whereIn("id", ids).where({ claimed_by: holder }).select("id");
+    return rows.map((r) => Number(r.id));
+  }
+
+  /** Extends the claims `holder` still has among `ids`; answers those. */
+  async renewClaims(ids: number[], holder: string, nowMs: number, ttlMs: number): Promise<number[]> {
+    if (ids.length === 0) return [];
+    await this.db("subscriptions").whereIn("id", ids).where({ claimed_by: holder }).update({ claim_expires_ms: nowMs + ttlMs });
+    const rows: { id: number | string }[] = await this.db("subscriptions").whereIn("id", ids).where({ claimed_by: holder }).select("id");
+    return rows.map((r) => Number(r.id));
+  }
+
+  async releaseClaims(ids: number[], holder: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db("subscriptions").whereIn("id", ids).where({ claimed_by: holder }).update({ claimed_by: null, claim_expires_ms: 0 });
+  }
+
+  /**
+   * The next pending notifications of each of the subscriptions (at most `limit` each), in
+   * order, with the subscription's current URL and secret: one query for many workers. The
+   * events' payload templates are not in it (see `templates`).
+   */
+  async pendingBatches(subscriptionIds: number[], limit: number): Promise<Map<number, Omit<Deliverable, "template">[]>> {
+    const out = new Map<number, Omit<Deliverable, "template">[]>(subscriptionIds.map((id) => [id, []]));
+    if (subscriptionIds.length === 0) return out;
+    const ranked = this.db("notifications as n")
+      .join("subscriptions as s", "s.id", "n.subscription_id")
+      .where("n.state", "pending")
+      .whereIn("n.subscription_id", subscriptionIds)
+      .select("n.*", "s.family", "s.url", "s.secret", "s.enabled", this.db.raw("row_number() over (partition by n.subscription_id order by n.seq) as rn"));
+    const rows: Record<string, unknown>[] = await this.db.select("*").from(ranked.as("x")).where("rn", "<=", limit).orderBy("seq");
+    for (const r of rows) {
+      out.get(Number(r.subscription_id))!.push({ ...notificationRow(r), family: r.family as Family, url: String(r.url), secret: String(r.secret), enabled: Boolean(r.enabled) });
+    }
+    return out;
+  }
+
+  /** The payload templates of the events (they never change once written). */
+  async templates(eventIds: string[]): Promise<Map<string, string>> {
+    if (eventIds.length === 0) return new Map();
+    const rows: { event_id: string; template: string }[] = await this.db("event_payloads").whereIn("event_id", eventIds).select("event_id", "template");
+    return new Map(rows.map((r) => [r.event_id, r.template]));
+  }
+
+  /** Records attempts of many subscriptions in one transaction (the dispatcher's group commit). */
+  async recordResults(results: AttemptResult[]): Promise<void> {
+    if (results.length === 0) return;
     await this.db.transaction(async (trx) => {
-      await trx("delivery_attempts").insert({
-        notification_id: n.id,
-        subscription_id: n.subscription_id,
-        attempted_at: now,
-        status_code: result.status ?? null,
-        error: result.error?.slice(0, 500) ?? null,
-        latency_ms: result.latencyMs,
-      });
-      await trx("notifications")
-        .where({ seq: n.seq })
-        .update({
-          state: next.state,
-          attempts: next.attempts,
-          next_attempt_at_ms: next.nextAttemptAtMs,
-          finished_at: next.state === "pending" ? null : now,
-        });
+      for (let i = 0; i < results.length; i += INSERT_CHUNK) {
+        await trx("delivery_attempts").insert(
+          results.slice(i, i + INSERT_CHUNK).map((r) => ({
+            subscription_id: r.notification.subscription_id,
+            notification_id: r.notification.id,
+            attempt: r.attempt,
+            attempted_at: r.at,
+            status_code: r.status ?? null,
+            error: r.error?.slice(0, 500) ?? null,
+            latency_ms: r.latencyMs,
+            outcome: r.outcome,
+          })),
+        );
+      }
+      for (const r of results) {
+        if (r.outcome === "delivered") continue;
+        await trx("notifications")
+          .where({ seq: r.notification.seq, state: "pending" })
+          .update({
+            state: r.outcome === "given_up" ? "given_up" : "pending",
+            attempts: r.attempt,
+            next_attempt_at_ms: r.nextAttemptAtMs,
+            finished_at: r.outcome === "given_up" ? r.at : null,
+          });
+      }
+      // Delivered ones share one statement per attempt number (nearly all are first attempts).
+      const byAttempt = new Map<number, AttemptResult[]>();
+      for (const r of results.filter((x) => x.outcome === "delivered")) byAttempt.set(r.attempt, [...(byAttempt.get(r.attempt) ?? []), r]);
+      for (const [attempt, group] of byAttempt) {
+        await trx("notifications")
+          .whereIn(
+            "seq",
+            group.map((r) => r.notification.seq),
+          )
+          .where({ state: "pending" })
+          .update({ state: "delivered", attempts: attempt, finished_at: group[group.length - 1].at });
+      }
+    });
+  }
+
+  /** Records an attempt that belongs to no notification (a ping or a validation request). */
+  async recordPing(subscriptionId: number, at: Date, result: { status?: number; error?: string; latencyMs: number; ok: boolean }): Promise<void> {
+    await this.db("delivery_attempts").insert({
+      subscription_id: subscriptionId,
+      notification_id: null,
+      attempt: 1,
+      attempted_at: at,
+      status_code: result.status ?? null,
+      error: result.error?.slice(0, 500) ?? null,
+      latency_ms: result.latencyMs,
+      outcome: result.ok ? "ping_ok" : "ping_failed",
+    });
+  }
+
+  // Operating
+
+  async attempts(subscriptionId: number, limit: number, beforeId?: number): Promise<AttemptRow[]> {
+    const q = this.db("delivery_attempts").where({ subscription_id: subscriptionId }).orderBy("id", "desc").limit(limit);
+    if (beforeId) q.where("id", "<", beforeId);
+    return (await q).map(attemptRow);
+  }
+
+  async notifications(subscriptionId: number, state: NotificationState | undefined, limit: number): Promise<NotificationRow[]> {
+    const q = this.db("notifications").where({ subscription_id: subscriptionId }).orderBy("seq", "desc").limit(limit);
+    if (state) q.where({ state });
+    return (await q).map(notificationRow);
+  }
+
+  async notification(id: string): Promise<NotificationRow | undefined> {
+    const row = await this.db("notifications").where({ id }).first();
+    return row ? notificationRow(row) : undefined;
+  }
+
+  /**
+   * Queues a given-up notification again at the end of its subscription's queue: the row is
+   * written anew (a new place in the order) with the same id and event.
+   */
+  async replay(id: string, now: Date): Promise<NotificationRow | undefined> {
+    return this.db.transaction(async (trx) => {
+      const row = await trx("notifications").where({ id, state: "given_up" }).first();
+      if (!row) return undefined;
+      const old = notificationRow(row);
+      await trx("notifications").where({ seq: old.seq }).delete();
+      const fresh: NewNotification = { id: old.id, subscription_id: old.subscription_id, event_id: old.event_id, state: "pending", attempts: 0, next_attempt_at_ms: now.getTime(), created_at: old.created_at };
+      await trx("notifications").insert(fresh);
+      const inserted = await trx("notifications").where({ id }).first();
+      return notificationRow(inserted);
     });
   }
 }

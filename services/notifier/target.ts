@@ -41,7 +41,13 @@ export function isInternalAddress(address: string): boolean {
 }
 
 export interface TargetRules {
+  /** WEBHOOK_ALLOW_INTERNAL=1: internal addresses and any port may be targets (development, tests). */
   allowInternal: boolean;
+}
+
+/** The ports a webhook may target under the default rules. */
+export function allowedPort(url: URL): boolean {
+  return url.port === "" || url.port === "80" || url.port === "443";
 }
 
 /** Checks a callback URL's form: http(s), and ports 80/443 unless the rules are relaxed. */
@@ -55,7 +61,7 @@ export function checkTargetUrl(raw: string, rules: TargetRules): string | undefi
   if (url.protocol !== "http:" && url.protocol !== "https:") return "URL must use http or https";
   if (url.username || url.password) return "URL must not contain credentials";
   if (rules.allowInternal) return undefined;
-  if (url.port && url.port !== "80" && url.port !== "443") return "URL port must be 80 or 443";
+  if (!allowedPort(url)) return "URL port must be 80 or 443";
   const host = url.hostname.replace(/^\[|\]$/g, "");
   if (isIP(host) && isInternalAddress(host)) return "URL must not point to an internal address";
   if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".internal") || host.endsWith(".local")) return "URL must not point to an internal address";
@@ -64,15 +70,20 @@ export function checkTargetUrl(raw: string, rules: TargetRules): string | undefi
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
+/** Resolves a host name to its addresses (the system resolver; tests give their own). */
+export type Resolver = (hostname: string, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
+const systemResolver: Resolver = (hostname, callback) => dnsLookup(hostname, { all: true }, (err, addresses) => callback(err, addresses ?? []));
+
 /**
- * A DNS lookup for outgoing webhook connections that refuses internal addresses, so the
- * check applies to the address actually connected to (no DNS rebinding around it).
+ * A DNS lookup for outgoing webhook connections that refuses internal addresses. The socket
+ * connects to exactly the address this answers, so the check applies to the address actually
+ * connected to (no DNS rebinding around it).
  */
-export function guardedLookup(rules: TargetRules) {
+export function guardedLookup(rules: TargetRules, resolve: Resolver = systemResolver) {
   return (hostname: string, options: { all?: boolean }, callback: LookupCallback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    resolve(hostname, (err, list) => {
       if (err) return callback(err, "");
-      const list = addresses as LookupAddress[];
       const allowed = rules.allowInternal ? list : list.filter((a) => !isInternalAddress(a.address));
       if (allowed.length === 0) {
         const e: NodeJS.ErrnoException = new Error(`refusing to connect to internal address of ${hostname}`);

@@ -5,13 +5,15 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
+import type { CandidateDetail } from "./export_pb.js";
+import { file_hiring_v1_export } from "./export_pb.js";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file hiring/v1/admin.proto.
  */
 export const file_hiring_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChVoaXJpbmcvdjEvYWRtaW4ucHJvdG8SCWhpcmluZy52MSImChZDcmVhdGVXb3Jrc3BhY2VSZXF1ZXN0EgwKBG5hbWUYASABKAkiYgoXQ3JlYXRlV29ya3NwYWNlUmVzcG9uc2USFAoMd29ya3NwYWNlX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKYXBpX2tleV9pZBgDIAEoCRIPCgdhcGlfa2V5GAQgASgJIisKE0NyZWF0ZUFwaUtleVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIjsKFENyZWF0ZUFwaUtleVJlc3BvbnNlEhIKCmFwaV9rZXlfaWQYASABKAkSDwoHYXBpX2tleRgCIAEoCSIpChNSZXZva2VBcGlLZXlSZXF1ZXN0EhIKCmFwaV9rZXlfaWQYASABKAkiFgoUUmV2b2tlQXBpS2V5UmVzcG9uc2UiJgoTVmVyaWZ5QXBpS2V5UmVxdWVzdBIPCgdhcGlfa2V5GAEgASgJIiwKFFZlcmlmeUFwaUtleVJlc3BvbnNlEhQKDHdvcmtzcGFjZV9pZBgBIAEoCSJMCg1JbXBvcnRSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIlCgRkYXRhGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJoCg5JbXBvcnRSZXNwb25zZRIQCghvcGVuaW5ncxgBIAEoBRISCgpjYXRlZ29yaWVzGAIgASgFEgwKBHRhZ3MYAyABKAUSEgoKY2FuZGlkYXRlcxgEIAEoBRIOCgZldmVudHMYBSABKAUyoAMKEkhpcmluZ0FkbWluU2VydmljZRJYCg9DcmVhdGVXb3Jrc3BhY2USIS5oaXJpbmcudjEuQ3JlYXRlV29ya3NwYWNlUmVxdWVzdBoiLmhpcmluZy52MS5DcmVhdGVXb3Jrc3BhY2VSZXNwb25zZRJPCgxDcmVhdGVBcGlLZXkSHi5oaXJpbmcudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBofLmhpcmluZy52MS5DcmVhdGVBcGlLZXlSZXNwb25zZRJPCgxSZXZva2VBcGlLZXkSHi5oaXJpbmcudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBofLmhpcmluZy52MS5SZXZva2VBcGlLZXlSZXNwb25zZRJPCgxWZXJpZnlBcGlLZXkSHi5oaXJpbmcudjEuVmVyaWZ5QXBpS2V5UmVxdWVzdBofLmhpcmluZy52MS5WZXJpZnlBcGlLZXlSZXNwb25zZRI9CgZJbXBvcnQSGC5oaXJpbmcudjEuSW1wb3J0UmVxdWVzdBoZLmhpcmluZy52MS5JbXBvcnRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct]);
+  fileDesc("ChVoaXJpbmcvdjEvYWRtaW4ucHJvdG8SCWhpcmluZy52MSImChZDcmVhdGVXb3Jrc3BhY2VSZXF1ZXN0EgwKBG5hbWUYASABKAkiYgoXQ3JlYXRlV29ya3NwYWNlUmVzcG9uc2USFAoMd29ya3NwYWNlX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKYXBpX2tleV9pZBgDIAEoCRIPCgdhcGlfa2V5GAQgASgJIisKE0NyZWF0ZUFwaUtleVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIjsKFENyZWF0ZUFwaUtleVJlc3BvbnNlEhIKCmFwaV9rZXlfaWQYASABKAkSDwoHYXBpX2tleRgCIAEoCSIpChNSZXZva2VBcGlLZXlSZXF1ZXN0EhIKCmFwaV9rZXlfaWQYASABKAkiFgoUUmV2b2tlQXBpS2V5UmVzcG9uc2UiJgoTVmVyaWZ5QXBpS2V5UmVxdWVzdBIPCgdhcGlfa2V5GAEgASgJIiwKFFZlcmlmeUFwaUtleVJlc3BvbnNlEhQKDHdvcmtzcGFjZV9pZBgBIAEoCSJaCg1JbXBvcnRSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIlCgRkYXRhGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIMCgRqc29uGAMgASgJImgKDkltcG9ydFJlc3BvbnNlEhAKCG9wZW5pbmdzGAEgASgFEhIKCmNhdGVnb3JpZXMYAiABKAUSDAoEdGFncxgDIAEoBRISCgpjYW5kaWRhdGVzGAQgASgFEg4KBmV2ZW50cxgFIAEoBSJuChlSZWNvcmRGaW5pc2hlZFRlc3RSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIUCgxjYW5kaWRhdGVfaWQYAiABKAkSJQoEdGVzdBgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiSwoaUmVjb3JkRmluaXNoZWRUZXN0UmVzcG9uc2USLQoJY2FuZGlkYXRlGAEgASgLMhouaGlyaW5nLnYxLkNhbmRpZGF0ZURldGFpbCIYCglUYWdJZExpc3QSCwoDaWRzGAEgAygJIt0BChZVcGRhdGVDYW5kaWRhdGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIUCgxjYW5kaWRhdGVfaWQYAiABKAkSEwoGcmF0aW5nGAMgASgFSACIAQESFwoKaGlyZV9zdGF0ZRgEIAEoCUgBiAEBEhgKC2NhdGVnb3J5X2lkGAUgASgJSAKIAQESJQoHdGFnX2lkcxgGIAEoCzIULmhpcmluZy52MS5UYWdJZExpc3RCCQoHX3JhdGluZ0INCgtfaGlyZV9zdGF0ZUIOCgxfY2F0ZWdvcnlfaWQiSAoXVXBkYXRlQ2FuZGlkYXRlUmVzcG9uc2USLQoJY2FuZGlkYXRlGAEgASgLMhouaGlyaW5nLnYxLkNhbmRpZGF0ZURldGFpbDLdBAoSSGlyaW5nQWRtaW5TZXJ2aWNlElgKD0NyZWF0ZVdvcmtzcGFjZRIhLmhpcmluZy52MS5DcmVhdGVXb3Jrc3BhY2VSZXF1ZXN0GiIuaGlyaW5nLnYxLkNyZWF0ZVdvcmtzcGFjZVJlc3BvbnNlEk8KDENyZWF0ZUFwaUtleRIeLmhpcmluZy52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0Gh8uaGlyaW5nLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlEk8KDFJldm9rZUFwaUtleRIeLmhpcmluZy52MS5SZXZva2VBcGlLZXlSZXF1ZXN0Gh8uaGlyaW5nLnYxLlJldm9rZUFwaUtleVJlc3BvbnNlEk8KDFZlcmlmeUFwaUtleRIeLmhpcmluZy52MS5WZXJpZnlBcGlLZXlSZXF1ZXN0Gh8uaGlyaW5nLnYxLlZlcmlmeUFwaUtleVJlc3BvbnNlEj0KBkltcG9ydBIYLmhpcmluZy52MS5JbXBvcnRSZXF1ZXN0GhkuaGlyaW5nLnYxLkltcG9ydFJlc3BvbnNlEmEKElJlY29yZEZpbmlzaGVkVGVzdBIkLmhpcmluZy52MS5SZWNvcmRGaW5pc2hlZFRlc3RSZXF1ZXN0GiUuaGlyaW5nLnYxLlJlY29yZEZpbmlzaGVkVGVzdFJlc3BvbnNlElgKD1VwZGF0ZUNhbmRpZGF0ZRIhLmhpcmluZy52MS5VcGRhdGVDYW5kaWRhdGVSZXF1ZXN0GiIuaGlyaW5nLnYxLlVwZGF0ZUNhbmRpZGF0ZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_hiring_v1_export]);
 
 /**
  * @generated from message hiring.v1.CreateWorkspaceRequest
@@ -182,6 +184,14 @@ export type ImportRequest = Message<"hiring.v1.ImportRequest"> & {
    * @generated from field: google.protobuf.Struct data = 2;
    */
   data?: JsonObject | undefined;
+
+  /**
+   * The same document as JSON text, instead of `data`: large imports should use it, encoding
+   * a Struct costs about a second per few megabytes on each side.
+   *
+   * @generated from field: string json = 3;
+   */
+  json: string;
 };
 
 /**
@@ -196,6 +206,8 @@ export const ImportRequestSchema: GenMessage<ImportRequest> = /*@__PURE__*/
  */
 export type ImportResponse = Message<"hiring.v1.ImportResponse"> & {
   /**
+   * Records read from the file (new, changed and unchanged alike).
+   *
    * @generated from field: int32 openings = 1;
    */
   openings: number;
@@ -216,6 +228,9 @@ export type ImportResponse = Message<"hiring.v1.ImportResponse"> & {
   candidates: number;
 
   /**
+   * Events the import emitted (`test.finished` for candidates that submitted their first test,
+   * `updated` for changed candidates the export API shows).
+   *
    * @generated from field: int32 events = 5;
    */
   events: number;
@@ -227,6 +242,139 @@ export type ImportResponse = Message<"hiring.v1.ImportResponse"> & {
  */
 export const ImportResponseSchema: GenMessage<ImportResponse> = /*@__PURE__*/
   messageDesc(file_hiring_v1_admin, 9);
+
+/**
+ * @generated from message hiring.v1.RecordFinishedTestRequest
+ */
+export type RecordFinishedTestRequest = Message<"hiring.v1.RecordFinishedTestRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string candidate_id = 2;
+   */
+  candidateId: string;
+
+  /**
+   * One test entry in the single-candidate export shape (`type`, `started_at`, `finished_at`,
+   * `questions`, `answers`, `skills`, optionally `points` and `score`); `finished_at` is required.
+   *
+   * @generated from field: google.protobuf.Struct test = 3;
+   */
+  test?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message hiring.v1.RecordFinishedTestRequest.
+ * Use `create(RecordFinishedTestRequestSchema)` to create a new message.
+ */
+export const RecordFinishedTestRequestSchema: GenMessage<RecordFinishedTestRequest> = /*@__PURE__*/
+  messageDesc(file_hiring_v1_admin, 10);
+
+/**
+ * @generated from message hiring.v1.RecordFinishedTestResponse
+ */
+export type RecordFinishedTestResponse = Message<"hiring.v1.RecordFinishedTestResponse"> & {
+  /**
+   * @generated from field: hiring.v1.CandidateDetail candidate = 1;
+   */
+  candidate?: CandidateDetail | undefined;
+};
+
+/**
+ * Describes the message hiring.v1.RecordFinishedTestResponse.
+ * Use `create(RecordFinishedTestResponseSchema)` to create a new message.
+ */
+export const RecordFinishedTestResponseSchema: GenMessage<RecordFinishedTestResponse> = /*@__PURE__*/
+  messageDesc(file_hiring_v1_admin, 11);
+
+/**
+ * TagIdList wraps a tag list so that "leave the tags alone" (unset) differs from "no tags".
+ *
+ * @generated from message hiring.v1.TagIdList
+ */
+export type TagIdList = Message<"hiring.v1.TagIdList"> & {
+  /**
+   * @generated from field: repeated string ids = 1;
+   */
+  ids: string[];
+};
+
+/**
+ * Describes the message hiring.v1.TagIdList.
+ * Use `create(TagIdListSchema)` to create a new message.
+ */
+export const TagIdListSchema: GenMessage<TagIdList> = /*@__PURE__*/
+  messageDesc(file_hiring_v1_admin, 12);
+
+/**
+ * @generated from message hiring.v1.UpdateCandidateRequest
+ */
+export type UpdateCandidateRequest = Message<"hiring.v1.UpdateCandidateRequest"> & {
+  /**
+   * @generated from field: string workspace_id = 1;
+   */
+  workspaceId: string;
+
+  /**
+   * @generated from field: string candidate_id = 2;
+   */
+  candidateId: string;
+
+  /**
+   * 0 to 3 stars; unset leaves it.
+   *
+   * @generated from field: optional int32 rating = 3;
+   */
+  rating?: number | undefined;
+
+  /**
+   * "", "possible-hire" or "rejected"; unset leaves it.
+   *
+   * @generated from field: optional string hire_state = 4;
+   */
+  hireState?: string | undefined;
+
+  /**
+   * A category of the workspace, or "" for none; unset leaves it.
+   *
+   * @generated from field: optional string category_id = 5;
+   */
+  categoryId?: string | undefined;
+
+  /**
+   * Replaces the candidate's tags (tags of the workspace); unset leaves them.
+   *
+   * @generated from field: hiring.v1.TagIdList tag_ids = 6;
+   */
+  tagIds?: TagIdList | undefined;
+};
+
+/**
+ * Describes the message hiring.v1.UpdateCandidateRequest.
+ * Use `create(UpdateCandidateRequestSchema)` to create a new message.
+ */
+export const UpdateCandidateRequestSchema: GenMessage<UpdateCandidateRequest> = /*@__PURE__*/
+  messageDesc(file_hiring_v1_admin, 13);
+
+/**
+ * @generated from message hiring.v1.UpdateCandidateResponse
+ */
+export type UpdateCandidateResponse = Message<"hiring.v1.UpdateCandidateResponse"> & {
+  /**
+   * @generated from field: hiring.v1.CandidateDetail candidate = 1;
+   */
+  candidate?: CandidateDetail | undefined;
+};
+
+/**
+ * Describes the message hiring.v1.UpdateCandidateResponse.
+ * Use `create(UpdateCandidateResponseSchema)` to create a new message.
+ */
+export const UpdateCandidateResponseSchema: GenMessage<UpdateCandidateResponse> = /*@__PURE__*/
+  messageDesc(file_hiring_v1_admin, 14);
 
 /**
  * HiringAdminService is what the hiring application and operators use: workspaces, API
@@ -278,6 +426,28 @@ export const HiringAdminService: GenService<{
     methodKind: "unary";
     input: typeof ImportRequestSchema;
     output: typeof ImportResponseSchema;
+  },
+  /**
+   * Records a test the candidate finished in the hiring application. Emits `candidate` /
+   * `test.finished` unless the candidate is a demo candidate.
+   *
+   * @generated from rpc hiring.v1.HiringAdminService.RecordFinishedTest
+   */
+  recordFinishedTest: {
+    methodKind: "unary";
+    input: typeof RecordFinishedTestRequestSchema;
+    output: typeof RecordFinishedTestResponseSchema;
+  },
+  /**
+   * Changes what reviewers set on a candidate: rating, hire state, category, tags. Emits
+   * `candidate` / `updated` when something changed on a candidate the export API shows.
+   *
+   * @generated from rpc hiring.v1.HiringAdminService.UpdateCandidate
+   */
+  updateCandidate: {
+    methodKind: "unary";
+    input: typeof UpdateCandidateRequestSchema;
+    output: typeof UpdateCandidateResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_hiring_v1_admin, 0);

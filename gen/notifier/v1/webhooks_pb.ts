@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file notifier/v1/webhooks.proto.
  */
 export const file_notifier_v1_webhooks: GenFile = /*@__PURE__*/
-  fileDesc("Chpub3RpZmllci92MS93ZWJob29rcy5wcm90bxILbm90aWZpZXIudjEiLQoLRXZlbnRGaWx0ZXISDgoGZW50aXR5GAEgASgJEg4KBmFjdGlvbhgCIAEoCSLiAQoMU3Vic2NyaXB0aW9uEhcKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCRIPCgdzZXJ2aWNlGAIgASgJEhQKDHdvcmtzcGFjZV9pZBgDIAEoCRILCgN1cmwYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkSLwoNZXZlbnRfZmlsdGVycxgGIAMoCzIYLm5vdGlmaWVyLnYxLkV2ZW50RmlsdGVyEg8KB2VuYWJsZWQYByABKAgSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAilQEKGUNyZWF0ZVN1YnNjcmlwdGlvblJlcXVlc3QSDwoHc2VydmljZRgBIAEoCRIUCgx3b3Jrc3BhY2VfaWQYAiABKAkSCwoDdXJsGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEi8KDWV2ZW50X2ZpbHRlcnMYBSADKAsyGC5ub3RpZmllci52MS5FdmVudEZpbHRlciJdChpDcmVhdGVTdWJzY3JpcHRpb25SZXNwb25zZRIvCgxzdWJzY3JpcHRpb24YASABKAsyGS5ub3RpZmllci52MS5TdWJzY3JpcHRpb24SDgoGc2VjcmV0GAIgASgJIkEKGExpc3RTdWJzY3JpcHRpb25zUmVxdWVzdBIPCgdzZXJ2aWNlGAEgASgJEhQKDHdvcmtzcGFjZV9pZBgCIAEoCSJNChlMaXN0U3Vic2NyaXB0aW9uc1Jlc3BvbnNlEjAKDXN1YnNjcmlwdGlvbnMYASADKAsyGS5ub3RpZmllci52MS5TdWJzY3JpcHRpb24iNAoZRGVsZXRlU3Vic2NyaXB0aW9uUmVxdWVzdBIXCg9zdWJzY3JpcHRpb25faWQYASABKAkiHAoaRGVsZXRlU3Vic2NyaXB0aW9uUmVzcG9uc2UyxwIKE1dlYmhvb2tBZG1pblNlcnZpY2USZQoSQ3JlYXRlU3Vic2NyaXB0aW9uEiYubm90aWZpZXIudjEuQ3JlYXRlU3Vic2NyaXB0aW9uUmVxdWVzdBonLm5vdGlmaWVyLnYxLkNyZWF0ZVN1YnNjcmlwdGlvblJlc3BvbnNlEmIKEUxpc3RTdWJzY3JpcHRpb25zEiUubm90aWZpZXIudjEuTGlzdFN1YnNjcmlwdGlvbnNSZXF1ZXN0GiYubm90aWZpZXIudjEuTGlzdFN1YnNjcmlwdGlvbnNSZXNwb25zZRJlChJEZWxldGVTdWJzY3JpcHRpb24SJi5ub3RpZmllci52MS5EZWxldGVTdWJzY3JpcHRpb25SZXF1ZXN0Gicubm90aWZpZXIudjEuRGVsZXRlU3Vic2NyaXB0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("Chpub3RpZmllci92MS93ZWJob29rcy5wcm90bxILbm90aWZpZXIudjEiLQoLRXZlbnRGaWx0ZXISDgoGZW50aXR5GAEgASgJEg4KBmFjdGlvbhgCIAEoCSK2AgoMU3Vic2NyaXB0aW9uEhcKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCRIPCgdzZXJ2aWNlGAIgASgJEhQKDHdvcmtzcGFjZV9pZBgDIAEoCRILCgN1cmwYBCABKAkSEwoLZGVzY3JpcHRpb24YBSABKAkSLwoNZXZlbnRfZmlsdGVycxgGIAMoCzIYLm5vdGlmaWVyLnYxLkV2ZW50RmlsdGVyEg8KB2VuYWJsZWQYByABKAgSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMdmFsaWRhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgd1c2VyX2lkGAogASgDEg8KB3BlbmRpbmcYCyABKAMilQEKGUNyZWF0ZVN1YnNjcmlwdGlvblJlcXVlc3QSDwoHc2VydmljZRgBIAEoCRIUCgx3b3Jrc3BhY2VfaWQYAiABKAkSCwoDdXJsGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEi8KDWV2ZW50X2ZpbHRlcnMYBSADKAsyGC5ub3RpZmllci52MS5FdmVudEZpbHRlciJdChpDcmVhdGVTdWJzY3JpcHRpb25SZXNwb25zZRIvCgxzdWJzY3JpcHRpb24YASABKAsyGS5ub3RpZmllci52MS5TdWJzY3JpcHRpb24SDgoGc2VjcmV0GAIgASgJIkEKGExpc3RTdWJzY3JpcHRpb25zUmVxdWVzdBIPCgdzZXJ2aWNlGAEgASgJEhQKDHdvcmtzcGFjZV9pZBgCIAEoCSJNChlMaXN0U3Vic2NyaXB0aW9uc1Jlc3BvbnNlEjAKDXN1YnNjcmlwdGlvbnMYASADKAsyGS5ub3RpZmllci52MS5TdWJzY3JpcHRpb24iNAoZRGVsZXRlU3Vic2NyaXB0aW9uUmVxdWVzdBIXCg9zdWJzY3JpcHRpb25faWQYASABKAkiHAoaRGVsZXRlU3Vic2NyaXB0aW9uUmVzcG9uc2UiygEKD0RlbGl2ZXJ5QXR0ZW1wdBISCgphdHRlbXB0X2lkGAEgASgDEhcKD25vdGlmaWNhdGlvbl9pZBgCIAEoCRIwCgxhdHRlbXB0ZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKC3N0YXR1c19jb2RlGAQgASgFEg0KBWVycm9yGAUgASgJEhIKCmxhdGVuY3lfbXMYBiABKAUSDwoHb3V0Y29tZRgHIAEoCRIPCgdhdHRlbXB0GAggASgFImAKG0xpc3REZWxpdmVyeUF0dGVtcHRzUmVxdWVzdBIXCg9zdWJzY3JpcHRpb25faWQYASABKAkSDQoFbGltaXQYAiABKAUSGQoRYmVmb3JlX2F0dGVtcHRfaWQYAyABKAMiTgocTGlzdERlbGl2ZXJ5QXR0ZW1wdHNSZXNwb25zZRIuCghhdHRlbXB0cxgBIAMoCzIcLm5vdGlmaWVyLnYxLkRlbGl2ZXJ5QXR0ZW1wdCKJAgoMTm90aWZpY2F0aW9uEhcKD25vdGlmaWNhdGlvbl9pZBgBIAEoCRIXCg9zdWJzY3JpcHRpb25faWQYAiABKAkSEAoIZXZlbnRfaWQYAyABKAkSDQoFc3RhdGUYBCABKAkSEAoIYXR0ZW1wdHMYBSABKAUSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMwoPbmV4dF9hdHRlbXB0X2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtmaW5pc2hlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiUQoYTGlzdE5vdGlmaWNhdGlvbnNSZXF1ZXN0EhcKD3N1YnNjcmlwdGlvbl9pZBgBIAEoCRINCgVzdGF0ZRgCIAEoCRINCgVsaW1pdBgDIAEoBSJNChlMaXN0Tm90aWZpY2F0aW9uc1Jlc3BvbnNlEjAKDW5vdGlmaWNhdGlvbnMYASADKAsyGS5ub3RpZmllci52MS5Ob3RpZmljYXRpb24iNAoZUmVwbGF5Tm90aWZpY2F0aW9uUmVxdWVzdBIXCg9ub3RpZmljYXRpb25faWQYASABKAkiTQoaUmVwbGF5Tm90aWZpY2F0aW9uUmVzcG9uc2USLwoMbm90aWZpY2F0aW9uGAEgASgLMhkubm90aWZpZXIudjEuTm90aWZpY2F0aW9uIhMKEUdldE1ldHJpY3NSZXF1ZXN0IjYKClF1ZXVlRGVwdGgSFwoPc3Vic2NyaXB0aW9uX2lkGAEgASgJEg8KB3BlbmRpbmcYAiABKAMi2gEKEkdldE1ldHJpY3NSZXNwb25zZRISCgpkZWxpdmVyaWVzGAEgASgDEhAKCGZhaWx1cmVzGAIgASgDEhAKCGdpdmVfdXBzGAMgASgDEhUKDWxhdGVuY3lfY291bnQYBCABKAMSFgoObGF0ZW5jeV9zdW1fbXMYBSABKAESFgoObGF0ZW5jeV9wNTBfbXMYBiABKAESFgoObGF0ZW5jeV9wOTlfbXMYByABKAESLQoMcXVldWVfZGVwdGhzGAggAygLMhcubm90aWZpZXIudjEuUXVldWVEZXB0aDLOBQoTV2ViaG9va0FkbWluU2VydmljZRJlChJDcmVhdGVTdWJzY3JpcHRpb24SJi5ub3RpZmllci52MS5DcmVhdGVTdWJzY3JpcHRpb25SZXF1ZXN0Gicubm90aWZpZXIudjEuQ3JlYXRlU3Vic2NyaXB0aW9uUmVzcG9uc2USYgoRTGlzdFN1YnNjcmlwdGlvbnMSJS5ub3RpZmllci52MS5MaXN0U3Vic2NyaXB0aW9uc1JlcXVlc3QaJi5ub3RpZmllci52MS5MaXN0U3Vic2NyaXB0aW9uc1Jlc3BvbnNlEmUKEkRlbGV0ZVN1YnNjcmlwdGlvbhImLm5vdGlmaWVyLnYxLkRlbGV0ZVN1YnNjcmlwdGlvblJlcXVlc3QaJy5ub3RpZmllci52MS5EZWxldGVTdWJzY3JpcHRpb25SZXNwb25zZRJrChRMaXN0RGVsaXZlcnlBdHRlbXB0cxIoLm5vdGlmaWVyLnYxLkxpc3REZWxpdmVyeUF0dGVtcHRzUmVxdWVzdBopLm5vdGlmaWVyLnYxLkxpc3REZWxpdmVyeUF0dGVtcHRzUmVzcG9uc2USYgoRTGlzdE5vdGlmaWNhdGlvbnMSJS5ub3RpZmllci52MS5MaXN0Tm90aWZpY2F0aW9uc1JlcXVlc3QaJi5ub3RpZmllci52MS5MaXN0Tm90aWZpY2F0aW9uc1Jlc3BvbnNlEmUKElJlcGxheU5vdGlmaWNhdGlvbhImLm5vdGlmaWVyLnYxLlJlcGxheU5vdGlmaWNhdGlvblJlcXVlc3QaJy5ub3RpZmllci52MS5SZXBsYXlOb3RpZmljYXRpb25SZXNwb25zZRJNCgpHZXRNZXRyaWNzEh4ubm90aWZpZXIudjEuR2V0TWV0cmljc1JlcXVlc3QaHy5ub3RpZmllci52MS5HZXRNZXRyaWNzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * @generated from message notifier.v1.EventFilter
@@ -45,12 +45,15 @@ export const EventFilterSchema: GenMessage<EventFilter> = /*@__PURE__*/
  */
 export type Subscription = Message<"notifier.v1.Subscription"> & {
   /**
+   * Decimal id of the subscription (the time-tracking API shows it as a number).
+   *
    * @generated from field: string subscription_id = 1;
    */
   subscriptionId: string;
 
   /**
-   * Publishing service whose events it receives: hiring, accounts, tracking.
+   * API family whose events it receives: "hiring" (hiring service) or "tracking" (accounts and
+   * tracking services).
    *
    * @generated from field: string service = 2;
    */
@@ -85,6 +88,27 @@ export type Subscription = Message<"notifier.v1.Subscription"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 8;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * Unset while the receiver has not proved it wants the events (time-tracking API only).
+   *
+   * @generated from field: google.protobuf.Timestamp validated_at = 9;
+   */
+  validatedAt?: Timestamp | undefined;
+
+  /**
+   * Time-tracking user who made it; 0 when made here.
+   *
+   * @generated from field: int64 user_id = 10;
+   */
+  userId: bigint;
+
+  /**
+   * Notifications waiting for delivery.
+   *
+   * @generated from field: int64 pending = 11;
+   */
+  pending: bigint;
 };
 
 /**
@@ -99,6 +123,8 @@ export const SubscriptionSchema: GenMessage<Subscription> = /*@__PURE__*/
  */
 export type CreateSubscriptionRequest = Message<"notifier.v1.CreateSubscriptionRequest"> & {
   /**
+   * "hiring", or "tracking" (also accepted: "accounts") for the time-tracking family.
+   *
    * @generated from field: string service = 1;
    */
   service: string;
@@ -119,6 +145,8 @@ export type CreateSubscriptionRequest = Message<"notifier.v1.CreateSubscriptionR
   description: string;
 
   /**
+   * Empty means every event of the family.
+   *
    * @generated from field: repeated notifier.v1.EventFilter event_filters = 5;
    */
   eventFilters: EventFilter[];
@@ -225,8 +253,351 @@ export const DeleteSubscriptionResponseSchema: GenMessage<DeleteSubscriptionResp
   messageDesc(file_notifier_v1_webhooks, 7);
 
 /**
+ * @generated from message notifier.v1.DeliveryAttempt
+ */
+export type DeliveryAttempt = Message<"notifier.v1.DeliveryAttempt"> & {
+  /**
+   * @generated from field: int64 attempt_id = 1;
+   */
+  attemptId: bigint;
+
+  /**
+   * Empty for a ping (validation request or test payload), which is no notification.
+   *
+   * @generated from field: string notification_id = 2;
+   */
+  notificationId: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp attempted_at = 3;
+   */
+  attemptedAt?: Timestamp | undefined;
+
+  /**
+   * HTTP status of the answer; 0 when there was none (timeout, connection error, refused address).
+   *
+   * @generated from field: int32 status_code = 4;
+   */
+  statusCode: number;
+
+  /**
+   * @generated from field: string error = 5;
+   */
+  error: string;
+
+  /**
+   * @generated from field: int32 latency_ms = 6;
+   */
+  latencyMs: number;
+
+  /**
+   * delivered, failed (will be retried), given_up (the tenth failure), ping_ok, ping_failed.
+   *
+   * @generated from field: string outcome = 7;
+   */
+  outcome: string;
+
+  /**
+   * Which attempt of the notification this was (1 for the first).
+   *
+   * @generated from field: int32 attempt = 8;
+   */
+  attempt: number;
+};
+
+/**
+ * Describes the message notifier.v1.DeliveryAttempt.
+ * Use `create(DeliveryAttemptSchema)` to create a new message.
+ */
+export const DeliveryAttemptSchema: GenMessage<DeliveryAttempt> = /*@__PURE__*/
+  messageDesc(file_notifier_v1_webhooks, 8);
+
+/**
+ * @generated from message notifier.v1.ListDeliveryAttemptsRequest
+ */
+export type ListDeliveryAttemptsRequest = Message<"notifier.v1.ListDeliveryAttemptsRequest"> & {
+  /**
+   * @generated from field: string subscription_id = 1;
+   */
+  subscriptionId: string;
+
+  /**
+   * At most this many (default 100, at most 1000).
+   *
+   * @generated from field: int32 limit = 2;
+   */
+  limit: number;
+
+  /**
+   * Only attempts older than this attempt id (paging backwards).
+   *
+   * @generated from field: int64 before_attempt_id = 3;
+   */
+  beforeAttemptId: bigint;
+};
+
+/**
+ * Describes the message notifier.v1.ListDeliveryAttemptsRequest.
+ * Use `create(ListDeliveryAttemptsRequestSchema)` to create a new message.
+ */
+export const ListDeliveryAttemptsRequestSchema: GenMessage<ListDeliveryAttemptsRequest> = /*@__PURE__*/
+  messageDesc(file_notifier_v1_webhooks, 9);
+
+/**
+ * @generated from message notifier.v1.ListDeliveryAttemptsResponse
+ */
+export type ListDeliveryAttemptsResponse = Message<"notifier.v1.ListDeliveryAttemptsResponse"> & {
+  /**
+   * @generated from field: repeated notifier.v1.DeliveryAttempt attempts = 1;
+   */
+  attempts: DeliveryAttempt[];
+};
+
+/**
+ * Describes the message notifier.v1.ListDeliveryAttemptsResponse.
+ * Use `create(ListDeliveryAttemptsResponseSchema)` to create a new message.
+ */
+export const ListDeliveryAttemptsResponseSchema: GenMessage<ListDeliveryAttemptsResponse> = /*@__PURE__*/
+  messageDesc(file_notifier_v1_webhooks, 10);
+
+/**
+ * @generated from message notifier.v1.Notification
+ */
+export type Notification = Message<"notifier.v1.Notification"> & {
+  /**
+   * @generated from field: string notification_id = 1;
+   */
+  notificationId: string;
+
+  /**
+   * @generated from field: string subscription_id = 2;
+   */
+  subscriptionId: string;
+
+  /**
+   * @generated from field: string event_id = 3;
+   */
+  eventId: string;
+
+  /**
+   * pending, delivered or given_up.
+   *
+   * @generated from field: string state = 4;
+   */
+  state: string;
+
+  /**
+   * Failed attempts since it was queued (or replayed).
+   *
+   * @generated from field: int32 attempts = 5;
+   */
+  attempts: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 6;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * When a pending notification is tried next.
+   *
+   * @generated from field: google.protobuf.Timestamp next_attempt_at = 7;
+   */
+  nextAttemptAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp finished_at = 8;
+   */
+  finishedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message notifier.v1.Notification.
+ * Use `create(NotificationSchema)` to create a new message.
+ */
+export const NotificationSchema: GenMessage<Notification> = /*@__PURE__*/
+  messageDesc(file_notifier_v1_webhooks, 11);
+
+/**
+ * @generated from message notifier.v1.ListNotificationsRequest
+ */
+export type ListNotificationsRequest = Message<"notifier.v1.ListNotificationsRequest"> & {
+  /**
+   * @generated from field: string subscription_id = 1;
+   */
+  subscriptionId: string;
+
+  /**
+   * pending, delivered or given_up; empty for all.
+   *
+   * @generated from field: string state = 2;
+   */
+  state: string;
+
+  /**
+   * At most this many (default 100, at most 1000).
+   *
+   * @generated from field: int32 limit = 3;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message notifier.v1.ListNotificationsRequest.
+ * Use `create(ListNotificationsRequestSchema)` to create a new message.
+ */
+export const ListNotificationsRequestSchema: GenMessage<ListNotificationsRequest> = /*@__PURE__*/
+  messageDesc(file_notifier_v1_webhooks, 12);
+
+/**
+ * @generated from message notifier.v1.ListNotificationsResponse
+ */
+export type ListNotificationsResponse = Message<"notifier.v1.ListNotificationsResponse"> & {
+  /**
+   * @generated from field: repeated notifier.v1.Notification notifications = 1;
+   */
+  notifications: Notification[];
+};
+
+/**
+ * Describes the message notifier.v1.ListNotificationsResponse.
+ * Use `create(ListNotificationsResponseSchema)` to create a new message.
+ */
+export const ListNotificationsResponseSchema: GenMessage<ListNotificationsResponse> = /*@__PURE__*/
+  messageDesc(file_notifier_v1_webhooks, 13);
+
+/**
+ * @generated from message notifier.v1.ReplayNotificationRequest
+ */
+export type ReplayNotificationRequest = Message<"notifier.v1.ReplayNotificationRequest"> & {
+  /**
+   * @generated from field: string notification_id = 1;
+   */
+  notificationId: string;
+};
+
+/**
+ * Describes the message notifier.v1.ReplayNotificationRequest.
+ * Use `create(ReplayNotificationRequestSchema)` to create a new message.
+ */
+export const ReplayNotificationRequestSchema: GenMessage<ReplayNotificationRequest> = /*@__PURE__*/
+  messageDesc(file_notifier_v1_webhooks, 14);
+
+/**
+ * @generated from message notifier.v1.ReplayNotificationResponse
+ */
+export type ReplayNotificationResponse = Message<"notifier.v1.ReplayNotificationResponse"> & {
+  /**
+   * @generated from field: notifier.v1.Notification notification = 1;
+   */
+  notification?: Notification | undefined;
+};
+
+/**
+ * Describes the message notifier.v1.ReplayNotificationResponse.
+ * Use `create(ReplayNotificationResponseSchema)` to create a new message.
+ */
+export const ReplayNotificationResponseSchema: GenMessage<ReplayNotificationResponse> = /*@__PURE__*/
+  messageDesc(file_notifier_v1_webhooks, 15);
+
+/**
+ * @generated from message notifier.v1.GetMetricsRequest
+ */
+export type GetMetricsRequest = Message<"notifier.v1.GetMetricsRequest"> & {
+};
+
+/**
+ * Describes the message notifier.v1.GetMetricsRequest.
+ * Use `create(GetMetricsRequestSchema)` to create a new message.
+ */
+export const GetMetricsRequestSchema: GenMessage<GetMetricsRequest> = /*@__PURE__*/
+  messageDesc(file_notifier_v1_webhooks, 16);
+
+/**
+ * @generated from message notifier.v1.QueueDepth
+ */
+export type QueueDepth = Message<"notifier.v1.QueueDepth"> & {
+  /**
+   * @generated from field: string subscription_id = 1;
+   */
+  subscriptionId: string;
+
+  /**
+   * @generated from field: int64 pending = 2;
+   */
+  pending: bigint;
+};
+
+/**
+ * Describes the message notifier.v1.QueueDepth.
+ * Use `create(QueueDepthSchema)` to create a new message.
+ */
+export const QueueDepthSchema: GenMessage<QueueDepth> = /*@__PURE__*/
+  messageDesc(file_notifier_v1_webhooks, 17);
+
+/**
+ * @generated from message notifier.v1.GetMetricsResponse
+ */
+export type GetMetricsResponse = Message<"notifier.v1.GetMetricsResponse"> & {
+  /**
+   * Counters of this replica since it started.
+   *
+   * @generated from field: int64 deliveries = 1;
+   */
+  deliveries: bigint;
+
+  /**
+   * @generated from field: int64 failures = 2;
+   */
+  failures: bigint;
+
+  /**
+   * @generated from field: int64 give_ups = 3;
+   */
+  giveUps: bigint;
+
+  /**
+   * Latency of delivery attempts (request to answer) of this replica: count, sum and quantiles
+   * over the most recent attempts.
+   *
+   * @generated from field: int64 latency_count = 4;
+   */
+  latencyCount: bigint;
+
+  /**
+   * @generated from field: double latency_sum_ms = 5;
+   */
+  latencySumMs: number;
+
+  /**
+   * @generated from field: double latency_p50_ms = 6;
+   */
+  latencyP50Ms: number;
+
+  /**
+   * @generated from field: double latency_p99_ms = 7;
+   */
+  latencyP99Ms: number;
+
+  /**
+   * Pending notifications per subscription, over all replicas (subscriptions with none left out).
+   *
+   * @generated from field: repeated notifier.v1.QueueDepth queue_depths = 8;
+   */
+  queueDepths: QueueDepth[];
+};
+
+/**
+ * Describes the message notifier.v1.GetMetricsResponse.
+ * Use `create(GetMetricsResponseSchema)` to create a new message.
+ */
+export const GetMetricsResponseSchema: GenMessage<GetMetricsResponse> = /*@__PURE__*/
+  messageDesc(file_notifier_v1_webhooks, 18);
+
+/**
  * WebhookAdminService manages webhook subscriptions from inside the system (the hiring
- * application, operators, tests). It has no REST route.
+ * application, operators, tests) and lets operators look into delivery. It has no REST route.
+ * Subscriptions made here are trusted: validated at once, no per-workspace limits.
  *
  * @generated from service notifier.v1.WebhookAdminService
  */
@@ -254,6 +625,47 @@ export const WebhookAdminService: GenService<{
     methodKind: "unary";
     input: typeof DeleteSubscriptionRequestSchema;
     output: typeof DeleteSubscriptionResponseSchema;
+  },
+  /**
+   * The delivery log of a subscription: every attempt, newest first.
+   *
+   * @generated from rpc notifier.v1.WebhookAdminService.ListDeliveryAttempts
+   */
+  listDeliveryAttempts: {
+    methodKind: "unary";
+    input: typeof ListDeliveryAttemptsRequestSchema;
+    output: typeof ListDeliveryAttemptsResponseSchema;
+  },
+  /**
+   * A subscription's notifications, newest first, optionally in one state.
+   *
+   * @generated from rpc notifier.v1.WebhookAdminService.ListNotifications
+   */
+  listNotifications: {
+    methodKind: "unary";
+    input: typeof ListNotificationsRequestSchema;
+    output: typeof ListNotificationsResponseSchema;
+  },
+  /**
+   * Queues a given-up notification again, at the end of its subscription's queue, with the same
+   * notification id and body and a fresh count of attempts.
+   *
+   * @generated from rpc notifier.v1.WebhookAdminService.ReplayNotification
+   */
+  replayNotification: {
+    methodKind: "unary";
+    input: typeof ReplayNotificationRequestSchema;
+    output: typeof ReplayNotificationResponseSchema;
+  },
+  /**
+   * Delivery counters of this replica and the queue depth of every subscription.
+   *
+   * @generated from rpc notifier.v1.WebhookAdminService.GetMetrics
+   */
+  getMetrics: {
+    methodKind: "unary";
+    input: typeof GetMetricsRequestSchema;
+    output: typeof GetMetricsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_notifier_v1_webhooks, 0);

@@ -1,0 +1,249 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import * as http from "node:http";
+import * as net from "node:net";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { create } from "@bufbuild/protobuf";
+import { loadConfig, type Config } from "../lib/config.js";
+import { connectDatabase, type Knex } from "../lib/db.js";
+import { Directory } from "../lib/directory.js";
+import { HiringAdminService } from "../gen/hiring/v1/admin_pb.js";
+import { ListCandidatesRequestSchema } from "../gen/hiring/v1/export_pb.js";
+import { cleanUp } from "../test/support/harness.js";
+import { HiringStore } from "../services/hiring/store.js";
+import { SyntheticHiring } from "../services/hiring/synthetic.js";
+import { readImport } from "../services/hiring/importing.js";
+import { candidateRow } from "../services/hiring/candidates.js";
+import { candidateQuery } from "../services/hiring/listing.js";
+
+/**
+ * `npm run bench:hiring`: the candidate list at 200,000 candidates.
+ *
+ * Starts the whole system (`cmd/start.ts`) as a child process on its own data directory (or its
+ * own MySQL databases and NATS stream when MYSQL_URL/NATS_URL are set), loads a synthetic
+ * dataset directly through the hiring store (the import's own row building, without the
+ * import's 200,000 `test.finished` events, which would only measure the relay), then measures
+ * three queries through the gateway over HTTP and the same queries issued by knex in this
+ * process (the floor: what the service asks the database), each at a fixed concurrency for a
+ * fixed number of requests (or seconds, whichever ends first).
+ *
+ * Environment: BENCH_CANDIDATES (200000), BENCH_CONCURRENCY (8), BENCH_REQUESTS (2000 per row),
+ * BENCH_SECONDS (30 per row at most), BENCH_CHUNK (2000 candidates per load transaction).
+ */
+
+const CANDIDATES = Number(process.env.BENCH_CANDIDATES ?? 200_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
+const CHUNK = Number(process.env.BENCH_CHUNK ?? 2000);
+const WARMUP = 100;
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The system in its own process, as it runs for real; resolves once the gateway is ready. */
+async function startSystem(env: NodeJS.ProcessEnv, gatewayPort: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", "cmd/start.ts"], { cwd: join(import.meta.dirname, ".."), env, stdio: ["ignore", "ignore", "inherit"] });
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the system exited with ${child.exitCode}`);
+    const ok = await fetch(`http://127.0.0.1:${gatewayPort}/readyz`).then((r) => r.ok, () => false);
+    if (ok) return child;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.kill();
+  throw new Error("the system did not become ready");
+}
+
+async function stopSystem(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  if (child.exitCode === null) child.kill("SIGKILL");
+}
+
+/** Writes the synthetic dataset with the import's row building, chunk by chunk, one transaction each. */
+async function load(db: Knex, workspaceId: string): Promise<void> {
+  const store = new HiringStore(db);
+  const data = new SyntheticHiring({ candidates: CANDIDATES, seed: 42 });
+  const catalog = readImport(workspaceId, { ...data.catalog() });
+  await db.transaction(async (trx) => {
+    await store.upsertOpenings(trx, catalog.openings);
+    await store.upsertCategories(trx, catalog.categories);
+    await store.upsertTags(trx, catalog.tags);
+  });
+  const started = Date.now();
+  for (let from = 0; from < CANDIDATES; from += CHUNK) {
+    const plan = readImport(workspaceId, { candidates: data.candidates(from, from + CHUNK) });
+    await db.transaction(async (trx) => {
+      await store.writeCandidates(trx, workspaceId, plan.candidates.map((c) => ({ row: candidateRow(workspaceId, c), tagIds: c.tag_ids })));
+    });
+    const done = Math.min(from + CHUNK, CANDIDATES);
+    if (done % (CHUNK * 10) === 0 || done === CANDIDATES) log(`  loaded ${done}/${CANDIDATES} candidates (${((Date.now() - started) / 1000).toFixed(0)} s)`);
+  }
+  // MySQL refreshes index statistics by itself; SQLite's planner needs them gathered.
+  if (db.client.config.client !== "mysql2") await db.raw("ANALYZE");
+}
+
+interface Measurement {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+/** Runs `request` `count` times, or for `SECONDS`, whichever ends first, `CONCURRENCY` at a time. */
+async function measure(count: number, request: () => Promise<boolean>): Promise<Measurement> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const started = process.hrtime.bigint();
+  const deadline = Date.now() + SECONDS * 1000;
+  const worker = async () => {
+    while (next < count && Date.now() < deadline) {
+      next++;
+      const t0 = process.hrtime.bigint();
+      const ok = await request().catch(() => false);
+      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (!ok) errors++;
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
+  return { requests: latencies.length, rps: latencies.length / seconds, p50: pct(0.5), p99: pct(0.99), errors };
+}
+
+/** GET through the gateway; resolves with the status and the body. */
+function get(agent: http.Agent, port: number, path: string, key: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: "127.0.0.1", port, path, agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+  });
+}
+
+interface Scenario {
+  name: string;
+  query: Record<string, string>;
+}
+
+async function main(): Promise<void> {
+  const id = `bench${randomBytes(3).toString("hex")}_`;
+  const ports = { gateway: await freePort(), hiring: await freePort(), accounts: await freePort(), tracking: await freePort(), notifier: await freePort() };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: mkdtempSync(join(tmpdir(), "workhub-bench-")),
+    DATABASE_PREFIX: id,
+    NATS_PREFIX: id,
+    INTERNAL_TOKEN: "",
+    PORT: String(ports.gateway),
+    HIRING_PORT: String(ports.hiring),
+    ACCOUNTS_PORT: String(ports.accounts),
+    TRACKING_PORT: String(ports.tracking),
+    NOTIFIER_PORT: String(ports.notifier),
+    HIRING_URL: `http://127.0.0.1:${ports.hiring}`,
+    LOG_LEVEL: "warn",
+  };
+  const config: Config = loadConfig(env);
+  const mode = config.mysqlUrl ? `MySQL ${new URL(config.mysqlUrl).host} + NATS ${config.natsUrl ?? "(in-process bus)"}` : "embedded (SQLite, in-process bus)";
+  log(`hiring bench: ${CANDIDATES} candidates, ${mode}, concurrency ${CONCURRENCY}, ${REQUESTS} requests or ${SECONDS} s per row`);
+  const child = await startSystem(env, ports.gateway);
+  let db: Knex | undefined;
+  try {
+    const ws = await new Directory(config).client("hiring", HiringAdminService).createWorkspace({ name: "Bench" });
+    db = await connectDatabase(config, "hiring");
+    log("loading...");
+    await load(db, ws.workspaceId);
+
+    const store = new HiringStore(db);
+    const listedCount = (await store.listCandidates(ws.workspaceId, candidateQuery(create(ListCandidatesRequestSchema, { limit: 1 })))).total;
+    const deepRow: { id: string } = await db("candidates")
+      .where({ workspace_id: ws.workspaceId, listed: 1 })
+      .orderBy("first_started_at")
+      .orderBy("id")
+      .offset(Math.floor(listedCount * 0.9))
+      .first("id");
+    const scenarios: Scenario[] = [
+      { name: "first page", query: {} },
+      { name: "90% deep page", query: { after_id: deepRow.id } },
+      { name: "filtered page", query: { job_opening_id: "s42-o1", hire_state: "possible-hire", min_score: "40", order: "desc" } },
+      { name: "tags filter", query: { tag_ids: "s42-tag1,s42-tag4" } },
+    ];
+
+    /** The floor: what the service asks the database for one request. */
+    const direct = async (query: Record<string, string>) => {
+      const q = candidateQuery(create(ListCandidatesRequestSchema, {
+        jobOpeningId: query.job_opening_id,
+        hireState: query.hire_state,
+        minScore: query.min_score === undefined ? undefined : Number(query.min_score),
+        order: query.order,
+        afterId: query.after_id,
+        tagIds: query.tag_ids?.split(",") ?? [],
+      }));
+      const after = q.afterId === undefined ? undefined : await store.listPosition(ws.workspaceId, q.afterId);
+      const page = await store.listCandidates(ws.workspaceId, q, after);
+      return page.rows.length > 0;
+    };
+
+    const rows: { scenario: string; path: string; m: Measurement; total: number }[] = [];
+    for (const s of scenarios) {
+      const path = `/api/v2/candidates${Object.keys(s.query).length ? `?${new URLSearchParams(s.query)}` : ""}`;
+      // Keep-alive connections for one row only: an idle one may be closed by the server just as it is reused.
+      const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+      const check = await get(agent, ports.gateway, path, ws.apiKey);
+      const body = JSON.parse(check.body) as { data: unknown[]; total: number };
+      if (check.status !== 200 || body.data.length === 0) throw new Error(`${path}: ${check.status} ${check.body.slice(0, 200)}`);
+      const viaGateway = async () => (await get(agent, ports.gateway, path, ws.apiKey)).status === 200;
+      const viaKnex = () => direct(s.query);
+      await measure(WARMUP, viaGateway);
+      const gateway = await measure(REQUESTS, viaGateway);
+      agent.destroy();
+      await measure(WARMUP, viaKnex);
+      const knex = await measure(REQUESTS, viaKnex);
+      rows.push({ scenario: s.name, path: "gateway (HTTP)", m: gateway, total: body.total });
+      rows.push({ scenario: s.name, path: "direct (knex)", m: knex, total: body.total });
+      log(`  ${s.name}: gateway ${gateway.rps.toFixed(0)} req/s p50 ${gateway.p50.toFixed(1)} ms, direct ${knex.rps.toFixed(0)} req/s p50 ${knex.p50.toFixed(1)} ms`);
+    }
+
+    const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
+    const out: string[] = [];
+    out.push(`hiring candidate list, ${CANDIDATES} candidates (${listedCount} listed), ${mode}, concurrency ${CONCURRENCY}, ${REQUESTS} requests or ${SECONDS} s per row, limit 100`);
+    out.push(line(["query", "path", "matches", "requests", "req/s", "p50 ms", "p99 ms", "errors"]));
+    out.push(line(["---", "---", "---:", "---:", "---:", "---:", "---:", "---:"]));
+    for (const r of rows) out.push(line([r.scenario, r.path, String(r.total), String(r.m.requests), r.m.rps.toFixed(0), r.m.p50.toFixed(2), r.m.p99.toFixed(2), String(r.m.errors)]));
+    const find = (scenario: string, path: string) => rows.find((r) => r.scenario === scenario && r.path.startsWith(path))!.m;
+    out.push("");
+    const firstGw = find("first page", "gateway");
+    const deepGw = find("90% deep page", "gateway");
+    out.push(`deep page cost / first page cost (gateway, by throughput): ${(firstGw.rps / deepGw.rps).toFixed(2)} (target <= 1.5); by p50: ${(deepGw.p50 / firstGw.p50).toFixed(2)}`);
+    for (const s of scenarios) {
+      out.push(`gateway / direct throughput, ${s.name}: ${((find(s.name, "gateway").rps / find(s.name, "direct").rps) * 100).toFixed(0)}% (target >= 60%)`);
+    }
+    process.stdout.write(`${out.join("\n")}\n`);
+  } finally {
+    await db?.destroy();
+    await stopSystem(child);
+    await cleanUp(config);
+  }
+}
+
+await main();

@@ -1,0 +1,207 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import * as http from "node:http";
+import * as net from "node:net";
+import { join } from "node:path";
+import { loadConfig } from "../lib/config.js";
+import { Directory } from "../lib/directory.js";
+import { WebhookAdminService } from "../gen/notifier/v1/webhooks_pb.js";
+import { cleanUp, testEnv } from "../test/support/harness.js";
+
+/**
+ * `npm run bench:webhooks`: N subscriptions times M events to local receivers.
+ *
+ * Starts the whole system (`cmd/start.ts`) as a child process, as it runs for real, on its own
+ * data directory (or its own MySQL databases and NATS stream when MYSQL_URL/NATS_URL are set).
+ * One time-tracking workspace gets N validated subscriptions for every event, spread over a few
+ * receivers in this process that answer 200 at once. Then M clients are created through the
+ * REST API at a steady rate; each creation is an event (tracking outbox -> relay -> stream ->
+ * notifier) that goes to all N subscriptions. Prints deliveries per second, the time from the
+ * event's creation (the `created_at` of the payload) to its arrival at the receiver, and order
+ * violations (a subscription receiving an event after a later one).
+ *
+ * Environment: BENCH_SUBSCRIPTIONS (100), BENCH_EVENTS (200), BENCH_RATE (events per second,
+ * 12 = 1,200 deliveries per second; 0 = as fast as the API takes them), BENCH_RECEIVERS (4),
+ * BENCH_PROFILE (a directory for a CPU profile of the system).
+ */
+
+const SUBSCRIPTIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 100);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 200);
+const RATE = Number(process.env.BENCH_RATE ?? 12);
+const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 4);
+
+function log(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function startSystem(env: NodeJS.ProcessEnv, gatewayPort: number): Promise<ChildProcess> {
+  // BENCH_PROFILE=<dir>: the system writes a V8 CPU profile there when it stops.
+  const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", "cmd/start.ts"], { cwd: join(import.meta.dirname, ".."), env, stdio: ["ignore", "ignore", "inherit"] });
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the system exited with ${child.exitCode}`);
+    const ok = await fetch(`http://127.0.0.1:${gatewayPort}/readyz`).then((r) => r.ok, () => false);
+    if (ok) return child;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill("SIGKILL");
+  throw new Error("the system did not become ready");
+}
+
+interface Arrival {
+  subscription: number;
+  objectId: string;
+  notificationId: string;
+  latencyMs: number;
+  at: number;
+}
+
+/** Receivers that answer 200 at once and note what arrived when. */
+async function startReceivers(count: number, onArrival: (a: Arrival) => void): Promise<{ urls: string[]; close(): Promise<void> }> {
+  const servers: http.Server[] = [];
+  const urls: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c) => chunks.push(c));
+      req.on("end", () => {
+        const at = Date.now();
+        res.writeHead(200).end();
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        onArrival({
+          subscription: Number(body.subscription_id),
+          objectId: String(body.metadata.object_id),
+          notificationId: String(req.headers["webhook-id"]),
+          latencyMs: at - Date.parse(body.created_at),
+          at,
+        });
+      });
+    });
+    server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    servers.push(server);
+    urls.push(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}`);
+  }
+  return {
+    urls,
+    close: async () => {
+      for (const s of servers) {
+        s.closeAllConnections();
+        await new Promise<void>((resolve) => s.close(() => resolve()));
+      }
+    },
+  };
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+}
+
+async function main(): Promise<void> {
+  const ports = { PORT: await freePort(), HIRING_PORT: await freePort(), ACCOUNTS_PORT: await freePort(), TRACKING_PORT: await freePort(), NOTIFIER_PORT: await freePort() };
+  const env = testEnv({ ...Object.fromEntries(Object.entries(ports).map(([k, v]) => [k, String(v)])), LOG_LEVEL: "warn" });
+  const config = loadConfig(env);
+  const mode = config.mysqlUrl && config.natsUrl ? "stack (MariaDB + NATS JetStream)" : "embedded (SQLite + in-process bus)";
+  const gateway = `http://127.0.0.1:${ports.PORT}`;
+  const child = await startSystem({ ...process.env, ...env }, ports.PORT);
+  let receivers: Awaited<ReturnType<typeof startReceivers>> | undefined;
+  try {
+    const api = async (path: string, body: unknown, authorization?: string) => {
+      const res = await fetch(`${gateway}${path}`, { method: "POST", headers: { "content-type": "application/json", ...(authorization ? { authorization } : {}) }, body: JSON.stringify(body) });
+      if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+      return res.json();
+    };
+    const user = await api("/api/signup", { email: `bench.${ports.PORT}@example.com`, password: "correct horse battery", display_name: "bench", timezone: "UTC" });
+    const authorization = `Basic ${Buffer.from(`${user.api_token}:api_token`).toString("base64")}`;
+    const workspaceId = String(user.default_workspace_id);
+
+    const arrivals: Arrival[] = [];
+    let expected = 0;
+    let allArrived: () => void = () => undefined;
+    const done = new Promise<void>((resolve) => (allArrived = resolve));
+    const firsts = new Set<string>();
+    receivers = await startReceivers(RECEIVERS, (a) => {
+      arrivals.push(a);
+      firsts.add(`${a.subscription} ${a.objectId}`);
+      if (expected && firsts.size >= expected) allArrived();
+    });
+    const admin = new Directory(config).client("notifier", WebhookAdminService);
+    const subscriptions: number[] = [];
+    for (let i = 0; i < SUBSCRIPTIONS; i++) {
+      const { subscription } = await admin.createSubscription({ service: "tracking", workspaceId, url: `${receivers.urls[i % RECEIVERS]}/s${i}`, eventFilters: [{ entity: "client", action: "created" }] });
+      subscriptions.push(Number(subscription!.subscriptionId));
+    }
+    log(`${mode}: ${SUBSCRIPTIONS} subscriptions, ${EVENTS} events at ${RATE || "max"}/s through POST /api/v9/workspaces/{id}/clients, ${RECEIVERS} receivers`);
+
+    expected = SUBSCRIPTIONS * EVENTS;
+    const created: string[] = [];
+    const started = Date.now();
+    for (let i = 0; i < EVENTS; i++) {
+      if (RATE > 0) {
+        const due = started + (i * 1000) / RATE;
+        if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()));
+      }
+      created.push(String((await api(`/api/v9/workspaces/${workspaceId}/clients`, { name: `client ${i}` }, authorization)).id));
+    }
+    const timeout = setTimeout(() => allArrived(), 120_000);
+    await done;
+    clearTimeout(timeout);
+    const finished = Math.max(...arrivals.map((a) => a.at));
+
+    // Per subscription: the first arrival of each event, in arrival order, against creation order.
+    const rank = new Map(created.map((id, i) => [id, i]));
+    let violations = 0;
+    let duplicates = 0;
+    const seen = new Map<number, { last: number; ids: Set<string> }>();
+    for (const a of arrivals) {
+      const s = seen.get(a.subscription) ?? { last: -1, ids: new Set<string>() };
+      seen.set(a.subscription, s);
+      if (s.ids.has(a.notificationId)) {
+        duplicates++;
+        continue;
+      }
+      s.ids.add(a.notificationId);
+      const r = rank.get(a.objectId) ?? -1;
+      if (r < s.last) violations++;
+      s.last = Math.max(s.last, r);
+    }
+    const lost = expected - firsts.size;
+    const latencies = arrivals.map((a) => a.latencyMs).sort((a, b) => a - b);
+    // The first delivery of each event: the pipeline up to the notifier, without the fan-out.
+    const firstOfEvent = new Map<string, number>();
+    for (const a of arrivals) firstOfEvent.set(a.objectId, Math.min(firstOfEvent.get(a.objectId) ?? Infinity, a.latencyMs));
+    const firstLatencies = [...firstOfEvent.values()].sort((a, b) => a - b);
+    const seconds = (finished - started) / 1000;
+    const metrics = await fetch(`http://127.0.0.1:${ports.NOTIFIER_PORT}/metrics`).then((r) => r.text());
+    const attemptLatency = /^webhook_delivery_latency_seconds_sum (\S+)$/m.exec(metrics)?.[1];
+    console.log(
+      [
+        `mode                     ${mode}`,
+        `subscriptions x events   ${SUBSCRIPTIONS} x ${EVENTS} = ${expected} notifications (offered ${RATE ? `${RATE * SUBSCRIPTIONS}/s` : "as fast as possible"})`,
+        `delivered                ${firsts.size} (lost ${lost}, duplicates ${duplicates})`,
+        `elapsed                  ${seconds.toFixed(2)} s (first event created to last delivery)`,
+        `deliveries per second    ${Math.round(firsts.size / seconds)}`,
+        `event -> delivery        p50 ${quantile(latencies, 0.5)} ms, p90 ${quantile(latencies, 0.9)} ms, p99 ${quantile(latencies, 0.99)} ms, max ${latencies[latencies.length - 1]} ms`,
+        `first delivery of event  p50 ${quantile(firstLatencies, 0.5)} ms, p99 ${quantile(firstLatencies, 0.99)} ms`,
+        `receiver round trip      mean ${attemptLatency ? ((Number(attemptLatency) * 1000) / arrivals.length).toFixed(2) : "?"} ms`,
+        `order violations         ${violations}`,
+      ].join("\n"),
+    );
+    if (lost > 0 || violations > 0) process.exitCode = 1;
+  } finally {
+    child.kill("SIGTERM");
+    await new Promise((resolve) => child.once("exit", resolve));
+    await receivers?.close();
+    await cleanUp(config);
+  }
+}
+
+await main();

@@ -1,0 +1,193 @@
+import { Code, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
+import { TrackingWebhookService } from "../../gen/notifier/v1/tracking_webhooks_pb.js";
+import type { EventFilter } from "../../gen/notifier/v1/webhooks_pb.js";
+import type { Clock } from "../../lib/clock.js";
+import type { WorkspaceGate } from "../../lib/access.js";
+import { caller, requireUser, secretsEqual } from "../../lib/identity.js";
+import { httpError, invalid, notFound } from "../../lib/errors.js";
+import { isUniqueViolation } from "../../lib/db.js";
+import { randomToken } from "../../lib/ids.js";
+import { checkTargetUrl, type TargetRules } from "./target.js";
+import { newSecret } from "./signing.js";
+import { subscriptionDescription, trackingFilters, TRACKING_EVENT_FILTERS, workspaceLimits } from "./subscriptions.js";
+import { webhookSubscriptionMessage } from "./messages.js";
+import type { Dispatcher } from "./dispatcher.js";
+import type { Pinger } from "./ping.js";
+import type { NotifierStore, SubscriptionRow } from "./store.js";
+
+/** The answer of the webhooks API when the caller may not act in the workspace. */
+const NO_ACCESS = "User not found/accessible for workspace";
+
+const notFoundIn = (subscriptionId: bigint, workspaceId: bigint) => notFound(`subscription ${subscriptionId} for workspace ${workspaceId} was not found`);
+
+function callbackUrl(raw: string, rules: TargetRules): string {
+  const url = raw.trim();
+  if (!url) throw invalid("URL callback must not be empty");
+  const problem = checkTargetUrl(url, rules);
+  if (problem) throw invalid(problem);
+  return url;
+}
+
+/** The link that validates a subscription, on the host the caller used. */
+function validationUrl(ctx: HandlerContext, sub: SubscriptionRow): string | undefined {
+  const requestUrl = caller(ctx).requestUrl;
+  if (!requestUrl || !sub.validation_code) return undefined;
+  return `${new URL(requestUrl).origin}/webhooks/api/v1/validate/${sub.workspace_id}/${sub.id}/${sub.validation_code}`;
+}
+
+const newValidationCode = () => randomToken(24);
+
+/**
+ * The time-tracking webhooks API. Every workspace-scoped call asks the accounts service whether
+ * the caller is a member; members see and change their own subscriptions, workspace admins
+ * every subscription of the workspace (as the real service's "user creator" rules say).
+ */
+export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<WorkspaceGate, "require">; clock: Clock; rules: TargetRules; pinger: Pinger; dispatcher: Dispatcher }) {
+  const { store, gate, clock, rules, pinger, dispatcher } = deps;
+
+  async function member(ctx: HandlerContext, workspaceId: bigint) {
+    const userId = requireUser(ctx);
+    const access = await gate.require(userId, workspaceId, NO_ACCESS);
+    return { userId, access };
+  }
+
+  /** The workspace's time-tracking subscription of that id, if there is one. */
+  async function inWorkspace(workspaceId: bigint, subscriptionId: bigint): Promise<SubscriptionRow | undefined> {
+    if (subscriptionId <= 0n || subscriptionId > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
+    const sub = await store.subscription(Number(subscriptionId));
+    return sub && sub.family === "tracking" && sub.workspace_id === String(workspaceId) ? sub : undefined;
+  }
+
+  /** The caller's subscription in the workspace, or 404 (also for another workspace's ids). */
+  async function visible(ctx: HandlerContext, workspaceId: bigint, subscriptionId: bigint) {
+    const { userId, access } = await member(ctx, workspaceId);
+    const sub = await inWorkspace(workspaceId, subscriptionId);
+    if (!sub || (!access.admin && BigInt(sub.user_id) !== userId)) throw notFoundIn(subscriptionId, workspaceId);
+    return { sub, access, userId };
+  }
+
+  async function answer(sub: SubscriptionRow) {
+    const pending = await store.pendingCounts([sub.id]);
+    return { subscription: webhookSubscriptionMessage(sub, (pending.get(sub.id) ?? 0) > 0) };
+  }
+
+  function uniqueDescription(err: unknown): never {
+    if (isUniqueViolation(err)) throw invalid("Subscription description must be unique in the workspace");
+    throw err;
+  }
+
+  function filtersOf(input: EventFilter[], premium: boolean) {
+    return trackingFilters(
+      input.map((f) => ({ entity: f.entity, action: f.action })),
+      workspaceLimits(premium).maxEventsPerWebhook,
+    );
+  }
+
+  return (router: ConnectRouter) =>
+    router.service(TrackingWebhookService, {
+      async listWorkspaceSubscriptions(req, ctx) {
+        const { userId, access } = await member(ctx, req.workspaceId);
+        const rows = (await store.subscriptionsOf("tracking", String(req.workspaceId))).filter((s) => access.admin || BigInt(s.user_id) === userId);
+        const pending = await store.pendingCounts(rows.map((r) => r.id));
+        return { subscriptions: rows.map((r) => webhookSubscriptionMessage(r, (pending.get(r.id) ?? 0) > 0)) };
+      },
+
+      async createWorkspaceSubscription(req, ctx) {
+        const { userId, access } = await member(ctx, req.workspaceId);
+        const description = subscriptionDescription(req.description);
+        const eventFilters = filtersOf(req.eventFilters, access.premium);
+        const url = callbackUrl(req.urlCallback, rules);
+        const { maxWebhooks } = workspaceLimits(access.premium);
+        if ((await store.countSubscriptions("tracking", String(req.workspaceId))) >= maxWebhooks) {
+          throw httpError(402, Code.FailedPrecondition, `The workspace has reached its maximum of ${maxWebhooks} webhooks`);
+        }
+        const now = clock.now();
+        const sub = await store
+          .insertSubscription({
+            family: "tracking",
+            workspace_id: String(req.workspaceId),
+            user_id: Number(userId),
+            description,
+            url,
+            secret: req.secret?.trim() || newSecret(),
+            event_filters: eventFilters,
+            enabled: req.enabled ?? true,
+            validation_code: newValidationCode(),
+            validated_at: null,
+            created_at: now,
+            updated_at: now,
+          })
+          .catch(uniqueDescription);
+        pinger.pingLater(sub, validationUrl(ctx, sub));
+        return { subscription: webhookSubscriptionMessage(sub, false) };
+      },
+
+      async updateWorkspaceSubscription(req, ctx) {
+        const { sub, access } = await visible(ctx, req.workspaceId, req.subscriptionId);
+        const url = callbackUrl(req.urlCallback, rules);
+        const changes: Partial<SubscriptionRow> = {
+          description: subscriptionDescription(req.description),
+          event_filters: filtersOf(req.eventFilters, access.premium),
+          url,
+          updated_at: clock.now(),
+        };
+        if (req.enabled !== undefined) changes.enabled = req.enabled;
+        if (req.secret?.trim()) changes.secret = req.secret.trim();
+        // A new URL has to prove again that it wants the events.
+        if (url !== sub.url) Object.assign(changes, { validation_code: newValidationCode(), validated_at: null });
+        await store.updateSubscription(sub.id, changes).catch(uniqueDescription);
+        const updated = { ...sub, ...changes };
+        if (url !== sub.url) pinger.pingLater(updated, validationUrl(ctx, updated));
+        if (updated.enabled) dispatcher.kick();
+        return answer(updated);
+      },
+
+      async setWorkspaceSubscriptionEnabled(req, ctx) {
+        const { sub } = await visible(ctx, req.workspaceId, req.subscriptionId);
+        if (req.enabled === undefined) throw invalid("Field 'enabled' is required");
+        const changes = { enabled: req.enabled, updated_at: clock.now() };
+        await store.updateSubscription(sub.id, changes);
+        // Notifications queued before it was disabled wait for it; they go now.
+        if (req.enabled) dispatcher.kick();
+        return answer({ ...sub, ...changes });
+      },
+
+      async deleteWorkspaceSubscription(req, ctx) {
+        const { sub } = await visible(ctx, req.workspaceId, req.subscriptionId);
+        const pending = await store.pendingCounts([sub.id]);
+        await store.deleteSubscription(sub.id);
+        return { subscription: webhookSubscriptionMessage(sub, (pending.get(sub.id) ?? 0) > 0, clock.now()) };
+      },
+
+      async validateWorkspaceSubscription(req) {
+        const sub = await inWorkspace(req.workspaceId, req.subscriptionId);
+        // The code is the credential of this public link: a wrong one looks like no subscription.
+        if (!sub?.validation_code || !secretsEqual(sub.validation_code, req.validationCode)) {
+          throw notFoundIn(req.subscriptionId, req.workspaceId);
+        }
+        await store.validate(sub.id, sub.validation_code, clock.now());
+        return { status: "OK" };
+      },
+
+      async pingWorkspaceSubscription(req, ctx) {
+        const { sub } = await visible(ctx, req.workspaceId, req.subscriptionId);
+        const outcome = await pinger.ping(sub, validationUrl(ctx, sub));
+        return { status: outcome.status };
+      },
+
+      async listEventFilters(_req, ctx) {
+        requireUser(ctx);
+        return { eventFilters: Object.fromEntries(Object.entries(TRACKING_EVENT_FILTERS).map(([entity, actions]) => [entity, [...actions]])) };
+      },
+
+      async getWorkspaceLimits(req, ctx) {
+        const { access } = await member(ctx, req.workspaceId);
+        const limits = workspaceLimits(access.premium);
+        return { maxWebhooks: limits.maxWebhooks, maxEventsPerWebhook: limits.maxEventsPerWebhook };
+      },
+
+      async getStatus() {
+        return { status: "OK" };
+      },
+    });
+}

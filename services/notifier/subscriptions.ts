@@ -1,0 +1,70 @@
+import { Code } from "@connectrpc/connect";
+import type { Event } from "../../gen/events/v1/event_pb.js";
+import { httpError, invalid } from "../../lib/errors.js";
+import type { Family, Filter, SubscriptionRow } from "./store.js";
+
+/**
+ * The rules of subscriptions: which events exist, which filters are valid, what matches, the
+ * limits of a workspace. Pure functions; the RPCs call them.
+ */
+
+/**
+ * The entities and actions the time-tracking services emit (GET /event_filters). A service that
+ * starts emitting a new entity adds it here, so that subscriptions can ask for it.
+ */
+export const TRACKING_EVENT_FILTERS: Readonly<Record<string, readonly string[]>> = {
+  client: ["created", "updated", "deleted"],
+};
+
+/** The publishing services whose events a family's subscriptions receive. */
+export function familyOfService(service: string): Family | undefined {
+  if (service === "hiring") return "hiring";
+  if (service === "tracking" || service === "accounts") return "tracking";
+  return undefined;
+}
+
+export function matches(filters: Filter[], event: Pick<Event, "entity" | "action">): boolean {
+  return filters.some((f) => (f.entity === "*" || f.entity === event.entity) && (f.action === "*" || f.action === event.action));
+}
+
+/** A subscription receives events only when enabled and validated. */
+export function receivesEvents(sub: Pick<SubscriptionRow, "enabled" | "validated_at">): boolean {
+  return sub.enabled && sub.validated_at !== null;
+}
+
+/** Webhooks per workspace and event filters per webhook, by plan, as the real service limits them. */
+export function workspaceLimits(premium: boolean): { maxWebhooks: number; maxEventsPerWebhook: number } {
+  return premium ? { maxWebhooks: 3, maxEventsPerWebhook: 12 } : { maxWebhooks: 1, maxEventsPerWebhook: 3 };
+}
+
+export const MAX_DESCRIPTION_LENGTH = 200;
+
+export function subscriptionDescription(raw: string): string {
+  const description = raw.trim();
+  if (!description) throw invalid("Subscription description must not be empty");
+  if (description.length > MAX_DESCRIPTION_LENGTH) throw invalid(`Subscription description must not be longer than ${MAX_DESCRIPTION_LENGTH} characters`);
+  return description;
+}
+
+/** Filters of a time-tracking subscription: at least one, no repeats, only entities and actions that exist. */
+export function trackingFilters(input: Filter[], maxFilters: number): Filter[] {
+  if (input.length === 0) throw invalid("The list of event filters must not be empty");
+  const filters = input.map((f) => ({ entity: f.entity.trim(), action: f.action.trim() }));
+  const allActions = new Set(Object.values(TRACKING_EVENT_FILTERS).flat());
+  for (const f of filters) {
+    if (!f.entity || !f.action) throw invalid("Event filters must name an entity and an action");
+    if (f.entity !== "*" && !TRACKING_EVENT_FILTERS[f.entity]) throw invalid(`Event filter entity '${f.entity}' is not supported`);
+    const actions = f.entity === "*" ? allActions : new Set(TRACKING_EVENT_FILTERS[f.entity]);
+    if (f.action !== "*" && !actions.has(f.action)) throw invalid(`Event filter action '${f.action}' is not supported for entity '${f.entity}'`);
+  }
+  if (new Set(filters.map((f) => `${f.entity}/${f.action}`)).size !== filters.length) throw invalid("The list of event filters must not contain duplicates");
+  if (filters.length > maxFilters) throw httpError(402, Code.FailedPrecondition, `A webhook in this workspace may have at most ${maxFilters} event filters`);
+  return filters;
+}
+
+/** Filters of a subscription made over the internal RPCs: none means every event; no repeats. */
+export function internalFilters(input: Filter[]): Filter[] {
+  const filters = input.length ? input.map((f) => ({ entity: f.entity.trim() || "*", action: f.action.trim() || "*" })) : [{ entity: "*", action: "*" }];
+  if (new Set(filters.map((f) => `${f.entity}/${f.action}`)).size !== filters.length) throw invalid("event filters must not repeat");
+  return filters;
+}

@@ -1,0 +1,86 @@
+import t from "tap";
+import * as net from "node:net";
+import { createDeliverer, DELIVERY_TIMEOUT_MS } from "../deliver.js";
+import { startReceiver } from "../testkit.js";
+
+const rules = { allowInternal: true };
+
+t.test("a 2xx answer is a success; the body and the signature headers arrive as sent", async (t) => {
+  const receiver = await startReceiver(t, () => 204);
+  const deliver = createDeliverer(rules);
+  t.teardown(() => deliver.close());
+  const result = await deliver(receiver.url(), '{"a":1}', { "webhook-id": "ntf_1" });
+  t.match(result, { ok: true, status: 204 });
+  t.type(result.latencyMs, "number");
+  t.equal(receiver.received[0].body, '{"a":1}');
+  t.equal(receiver.received[0].headers["webhook-id"], "ntf_1");
+  t.equal(receiver.received[0].headers["content-type"], "application/json");
+});
+
+t.test("any other status is a failure", async (t) => {
+  for (const status of [400, 404, 410, 500, 503]) {
+    const receiver = await startReceiver(t, () => status);
+    const deliver = createDeliverer(rules);
+    t.teardown(() => deliver.close());
+    t.match(await deliver(receiver.url(), "{}", {}), { ok: false, status, error: `status ${status}` });
+  }
+});
+
+t.test("a redirect is a failure and is not followed", async (t) => {
+  for (const status of [301, 302, 307, 308]) {
+    const receiver = await startReceiver(t, (req) => (req.path === "/redirected" ? 200 : status));
+    const deliver = createDeliverer(rules);
+    t.teardown(() => deliver.close());
+    t.match(await deliver(receiver.url(), "{}", {}), { ok: false, status, error: "redirect (not followed)" });
+    t.same(
+      receiver.received.map((r) => r.path),
+      ["/hook"],
+      "the Location was never requested",
+    );
+  }
+});
+
+t.test("a receiver slower than the timeout fails, whether it answers late or never", async (t) => {
+  const late = await startReceiver(t, () => ({ status: 200, delayMs: 600 }));
+  const deliver = createDeliverer({ ...rules, timeoutMs: 200 });
+  t.teardown(() => deliver.close());
+  const result = await deliver(late.url(), "{}", {});
+  t.match(result, { ok: false, error: "no answer within 200 ms" });
+  t.ok(result.latencyMs >= 195 && result.latencyMs < 600, `gave up after ${result.latencyMs} ms`);
+
+  // A server that accepts the connection and never answers.
+  const sockets: net.Socket[] = [];
+  const silent = net.createServer((socket) => void sockets.push(socket));
+  await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+  t.teardown(() => new Promise<void>((r) => (silent.close(() => r()), sockets.forEach((s) => s.destroy()))));
+  const port = (silent.address() as net.AddressInfo).port;
+  t.match(await deliver(`http://127.0.0.1:${port}/`, "{}", {}), { ok: false, error: "no answer within 200 ms" });
+});
+
+t.test("the real limit is 5 seconds: an answer after 5 seconds is a failure", async (t) => {
+  t.equal(DELIVERY_TIMEOUT_MS, 5_000);
+  const receiver = await startReceiver(t, () => ({ status: 200, delayMs: 5_300 }));
+  const deliver = createDeliverer(rules);
+  t.teardown(() => deliver.close());
+  const result = await deliver(receiver.url(), "{}", {});
+  t.match(result, { ok: false, error: "no answer within 5000 ms" });
+  t.ok(result.latencyMs >= 4_990 && result.latencyMs < 5_300, `gave up after ${result.latencyMs} ms`);
+});
+
+t.test("a refused connection is a failure", async (t) => {
+  const server = net.createServer();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => server.close(() => r()));
+  const deliver = createDeliverer(rules);
+  t.teardown(() => deliver.close());
+  t.match(await deliver(`http://127.0.0.1:${port}/`, "{}", {}), { ok: false, error: /ECONNREFUSED/ });
+});
+
+t.test("the answer's body is read when asked for (a ping looks for the validation code)", async (t) => {
+  const receiver = await startReceiver(t, () => ({ status: 200, body: '{"validation_code":"abc"}' }));
+  const deliver = createDeliverer(rules);
+  t.teardown(() => deliver.close());
+  t.match(await deliver(receiver.url(), "{}", {}, { readAnswer: true }), { ok: true, answer: '{"validation_code":"abc"}' });
+  t.equal((await deliver(receiver.url(), "{}", {})).answer, undefined);
+});
