@@ -1,9 +1,10 @@
-import { ConnectError, createClient, createRouterTransport, type Client, type ConnectRouter, type Interceptor, type Transport } from "@connectrpc/connect";
+import { ConnectError, createClient, type Client, type ConnectRouter, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { DescService } from "@bufbuild/protobuf";
 import type { Config, ServiceName } from "./config.js";
 import { createLogger, type Logger } from "./logger.js";
 import { internalAuthInterceptor, internalTokenInterceptor } from "./identity.js";
+import { createLocalTransport } from "./local-transport.js";
 
 /** Logs what a handler threw that is not a ConnectError (the caller sees only "internal error"). */
 function unexpectedErrorLogger(log: Logger): Interceptor {
@@ -24,7 +25,8 @@ export function serverInterceptors(config: Config, log: Logger): Interceptor[] {
 
 /**
  * Directory finds the services. A service running in this process is called in memory
- * (same interceptors, same codecs, no socket); any other over HTTP/2 at its configured URL.
+ * (same interceptors, messages handed over without serializing); any other over HTTP/2 at its
+ * configured URL.
  */
 export class Directory {
   private readonly local = new Map<ServiceName, (router: ConnectRouter) => void>();
@@ -46,9 +48,9 @@ export class Directory {
       const interceptors = [internalTokenInterceptor(this.config.internalToken)];
       const routes = this.local.get(name);
       t = routes
-        ? createRouterTransport(routes, {
-            transport: { interceptors, useBinaryFormat: true },
-            router: { interceptors: serverInterceptors(this.config, this.log ?? createLogger("silent")) },
+        ? createLocalTransport(routes, {
+            clientInterceptors: interceptors,
+            serverInterceptors: serverInterceptors(this.config, this.log ?? createLogger("silent")),
           })
         : createConnectTransport({ baseUrl: this.config.serviceUrls[name], httpVersion: "2", useBinaryFormat: true, interceptors });
       this.transports.set(name, t);

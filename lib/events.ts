@@ -93,7 +93,9 @@ export class OutboxRelay {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private again = false;
-  private stopped = false;
+  private stopped = true;
+  /** Publishing passes run one after another, never side by side. */
+  private passes: Promise<void> = Promise.resolve();
   private readonly holder = randomToken(12);
 
   constructor(
@@ -145,7 +147,13 @@ export class OutboxRelay {
   }
 
   /** Publishes everything pending; resolves when the outbox is empty or the bus fails. */
-  async tick(): Promise<void> {
+  tick(): Promise<void> {
+    const pass = this.passes.then(() => this.publishPending());
+    this.passes = pass;
+    return pass;
+  }
+
+  private async publishPending(): Promise<void> {
     try {
       if (!(await this.holdLease())) return;
       for (;;) {
