@@ -296,7 +296,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   } catch (err) {
     const message = err instanceof UsageError ? err.message : err instanceof ConnectError ? `${err.code}: ${err.rawMessage}` : String((err as Error).message ?? err);
-    process.stderr.write(`${JSON.stringify({ error: message })}\n`);
+    process.stderr.write(err instanceof UsageError ? `${message}\n` : `${JSON.stringify({ error: message })}\n`);
     process.exitCode = err instanceof UsageError ? 2 : 1;
   }
   // Open HTTP/2 sessions would keep the process alive.
