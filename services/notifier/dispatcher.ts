@@ -306,6 +306,9 @@ export class Dispatcher {
   }
 }
 
+/** How long the recorder gathers attempts before it writes them. */
+const GATHER_MS = 5;
+
 /**
  * Records attempts with a group commit: what arrives while one transaction runs goes into the
  * next, so many subscriptions share a transaction and each attempt costs a row, not a commit.
@@ -319,12 +322,16 @@ class Recorder {
   record(result: AttemptResult): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ result, resolve, reject });
-      if (!this.flushing) void this.flush();
+      // Nobody waits for a record before the next attempt, so a few milliseconds of gathering
+      // cost no latency; without them a fast engine (SQLite) commits every attempt alone.
+      if (!this.flushing) {
+        this.flushing = true;
+        setTimeout(() => void this.flush(), GATHER_MS);
+      }
     });
   }
 
   private async flush(): Promise<void> {
-    this.flushing = true;
     while (this.queue.length > 0) {
       const batch = this.queue;
       this.queue = [];
