@@ -76,8 +76,13 @@ export function createLocalTransport(
           requestSignal: req.signal,
           timeoutMs,
         });
-        const output = await impl(req.message, ctx);
-        return { stream: false, service: method.parent, method, header: ctx.responseHeader, trailer: ctx.responseTrailer, message: create(method.output, output as never) } as UnaryResponse;
+        try {
+          const output = await impl(req.message, ctx);
+          return { stream: false, service: method.parent, method, header: ctx.responseHeader, trailer: ctx.responseTrailer, message: create(method.output, output as never) } as UnaryResponse;
+        } finally {
+          // Releases the context's deadline timer, which would otherwise keep the process alive.
+          ctx.abort();
+        }
       };
       const server = chain(handle, options.serverInterceptors);
       const serverSide: Next = async (req) => {
