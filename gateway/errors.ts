@@ -34,7 +34,7 @@ const HIRING_TYPE_OF_STATUS: Record<number, string> = {
   413: "PayloadTooLargeError",
   415: "UnsupportedMediaTypeError",
   429: "RateLimitError",
-  501: "NotImplementedError",
+  501: "UnimplementedError",
   503: "ServiceUnavailableError",
 };
 
