@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import * as http from "node:http";
 import * as net from "node:net";
+import { freePort, log } from "./support.js";
 import { join } from "node:path";
 import { loadConfig } from "../lib/config.js";
 import { Directory } from "../lib/directory.js";
@@ -30,18 +31,6 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 200);
 const RATE = Number(process.env.BENCH_RATE ?? 12);
 const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 4);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
-
-function log(line: string): void {
-  process.stderr.write(`${line}\n`);
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function startSystem(env: NodeJS.ProcessEnv, gatewayPort: number): Promise<ChildProcess> {
   // BENCH_PROFILE=<dir>: the system writes a V8 CPU profile there when it stops.
