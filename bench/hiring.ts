@@ -1,22 +1,18 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import * as http from "node:http";
-import { freePort, log } from "./support.js";
+import { benchListQuery, cpuMs, freePort, log, rssMiB, startProcess, stopProcess } from "./support.js";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { create } from "@bufbuild/protobuf";
 import { loadConfig, type Config } from "../lib/config.js";
 import { connectDatabase, type Knex } from "../lib/db.js";
 import { Directory } from "../lib/directory.js";
 import { HiringAdminService } from "../gen/hiring/v1/admin_pb.js";
-import { ListCandidatesRequestSchema } from "../gen/hiring/v1/export_pb.js";
 import { cleanUp } from "../test/support/harness.js";
 import { HiringStore } from "../services/hiring/store.js";
 import { SyntheticHiring } from "../services/hiring/synthetic.js";
 import { readImport } from "../services/hiring/importing.js";
 import { candidateRow } from "../services/hiring/candidates.js";
-import { candidateQuery } from "../services/hiring/listing.js";
 
 /**
  * `npm run bench:hiring`: the candidate list at 200,000 candidates.
@@ -25,12 +21,17 @@ import { candidateQuery } from "../services/hiring/listing.js";
  * own MySQL databases and NATS stream when MYSQL_URL/NATS_URL are set), loads a synthetic
  * dataset directly through the hiring store (the import's own row building, without the
  * import's 200,000 `test.finished` events, which would only measure the relay), then measures
- * three queries through the gateway over HTTP and the same queries issued by knex in this
- * process (the floor: what the service asks the database), each at a fixed concurrency for a
- * fixed number of requests (or seconds, whichever ends first).
+ * four queries three ways, each at a fixed concurrency for a fixed number of requests (or
+ * seconds, whichever ends first): through the gateway over HTTP; through a bare Fastify server
+ * that runs the same store queries and writes the rows as JSON (bench/bare-server.ts: what any
+ * HTTP server in Node.js costs on top of the queries); and the same queries issued by knex in
+ * this process (the floor: what the service asks the database). Besides throughput and latency
+ * it prints the CPU time per request of the server's process and of this one (from /proc).
  *
  * Environment: BENCH_CANDIDATES (200000), BENCH_CONCURRENCY (8), BENCH_REQUESTS (2000 per row),
- * BENCH_SECONDS (30 per row at most), BENCH_CHUNK (2000 candidates per load transaction).
+ * BENCH_SECONDS (30 per row at most), BENCH_CHUNK (2000 candidates per load transaction),
+ * BENCH_ONLY (a scenario name prefix: run that row only), BENCH_PROFILE (a directory: the system
+ * runs with --cpu-prof and writes its CPU profile there on exit).
  */
 
 const CANDIDATES = Number(process.env.BENCH_CANDIDATES ?? 200_000);
@@ -39,28 +40,8 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const CHUNK = Number(process.env.BENCH_CHUNK ?? 2000);
 const WARMUP = 100;
-
-/** The system in its own process, as it runs for real; resolves once the gateway is ready. */
-async function startSystem(env: NodeJS.ProcessEnv, gatewayPort: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", "cmd/start.ts"], { cwd: join(import.meta.dirname, ".."), env, stdio: ["ignore", "ignore", "inherit"] });
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the system exited with ${child.exitCode}`);
-    const ok = await fetch(`http://127.0.0.1:${gatewayPort}/readyz`).then((r) => r.ok, () => false);
-    if (ok) return child;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  child.kill();
-  throw new Error("the system did not become ready");
-}
-
-async function stopSystem(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once("exit", resolve));
-  child.kill("SIGTERM");
-  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-  if (child.exitCode === null) child.kill("SIGKILL");
-}
+/** Only the scenarios whose name starts with this ("first", "90%", "filtered", "tags"). */
+const ONLY = process.env.BENCH_ONLY;
 
 /** Writes the synthetic dataset with the import's row building, chunk by chunk, one transaction each. */
 async function load(db: Knex, workspaceId: string): Promise<void> {
@@ -91,11 +72,19 @@ interface Measurement {
   p50: number;
   p99: number;
   errors: number;
+  /** CPU time per request, ms: of the server's process, and of this one (the client, or the direct queries). */
+  serverCpu?: number;
+  benchCpu: number;
 }
 
-/** Runs `request` `count` times, or for `SECONDS`, whichever ends first, `CONCURRENCY` at a time. */
-async function measure(count: number, request: () => Promise<boolean>): Promise<Measurement> {
+/**
+ * Runs `request` `count` times, or for `SECONDS`, whichever ends first, `CONCURRENCY` at a time,
+ * and reads the CPU time the server's process (`serverPid`, if any) and this one spent meanwhile.
+ */
+async function measure(count: number, request: () => Promise<boolean>, serverPid?: number): Promise<Measurement> {
   const latencies: number[] = [];
+  const serverBefore = serverPid === undefined ? undefined : cpuMs(serverPid);
+  const benchBefore = process.cpuUsage();
   let errors = 0;
   let next = 0;
   const started = process.hrtime.bigint();
@@ -113,7 +102,17 @@ async function measure(count: number, request: () => Promise<boolean>): Promise<
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
-  return { requests: latencies.length, rps: latencies.length / seconds, p50: pct(0.5), p99: pct(0.99), errors };
+  const serverAfter = serverPid === undefined ? undefined : cpuMs(serverPid);
+  const bench = process.cpuUsage(benchBefore);
+  return {
+    requests: latencies.length,
+    rps: latencies.length / seconds,
+    p50: pct(0.5),
+    p99: pct(0.99),
+    errors,
+    serverCpu: serverAfter === undefined || serverBefore === undefined ? undefined : (serverAfter - serverBefore) / latencies.length,
+    benchCpu: (bench.user + bench.system) / 1000 / latencies.length,
+  };
 }
 
 /** GET through the gateway; resolves with the status and the body. */
@@ -136,7 +135,7 @@ interface Scenario {
 
 async function main(): Promise<void> {
   const id = `bench${randomBytes(3).toString("hex")}_`;
-  const ports = { gateway: await freePort(), hiring: await freePort(), accounts: await freePort(), tracking: await freePort(), notifier: await freePort() };
+  const ports = { gateway: await freePort(), hiring: await freePort(), accounts: await freePort(), tracking: await freePort(), notifier: await freePort(), bare: await freePort() };
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATA_DIR: mkdtempSync(join(tmpdir(), "workhub-bench-")),
@@ -154,7 +153,8 @@ async function main(): Promise<void> {
   const config: Config = loadConfig(env);
   const mode = config.mysqlUrl ? `MySQL ${new URL(config.mysqlUrl).host} + NATS ${config.natsUrl ?? "(in-process bus)"}` : "embedded (SQLite, in-process bus)";
   log(`hiring bench: ${CANDIDATES} candidates, ${mode}, concurrency ${CONCURRENCY}, ${REQUESTS} requests or ${SECONDS} s per row`);
-  const child = await startSystem(env, ports.gateway);
+  const system = await startProcess("cmd/start.ts", env, `http://127.0.0.1:${ports.gateway}/readyz`);
+  const children = [system];
   let db: Knex | undefined;
   try {
     const ws = await new Directory(config).client("hiring", HiringAdminService).createWorkspace({ name: "Bench" });
@@ -163,7 +163,7 @@ async function main(): Promise<void> {
     await load(db, ws.workspaceId);
 
     const store = new HiringStore(db);
-    const listedCount = (await store.listCandidates(ws.workspaceId, candidateQuery(create(ListCandidatesRequestSchema, { limit: 1 })))).total;
+    const listedCount = (await store.listCandidates(ws.workspaceId, benchListQuery({ limit: "1" }))).total;
     const deepRow: { id: string } = await db("candidates")
       .where({ workspace_id: ws.workspaceId, listed: 1 })
       .orderBy("first_started_at")
@@ -179,57 +179,65 @@ async function main(): Promise<void> {
 
     /** The floor: what the service asks the database for one request. */
     const direct = async (query: Record<string, string>) => {
-      const q = candidateQuery(create(ListCandidatesRequestSchema, {
-        jobOpeningId: query.job_opening_id,
-        hireState: query.hire_state,
-        minScore: query.min_score === undefined ? undefined : Number(query.min_score),
-        order: query.order,
-        afterId: query.after_id,
-        tagIds: query.tag_ids?.split(",") ?? [],
-      }));
+      const q = benchListQuery(query);
       const after = q.afterId === undefined ? undefined : await store.listPosition(ws.workspaceId, q.afterId);
       const page = await store.listCandidates(ws.workspaceId, q, after);
       return page.rows.length > 0;
     };
 
+    const bare = await startProcess("bench/bare-server.ts", { ...env, BARE_PORT: String(ports.bare), BARE_WORKSPACE: ws.workspaceId }, `http://127.0.0.1:${ports.bare}/candidates?limit=1`);
+    children.push(bare);
+
     const rows: { scenario: string; path: string; m: Measurement; total: number }[] = [];
-    for (const s of scenarios) {
-      const path = `/api/v2/candidates${Object.keys(s.query).length ? `?${new URLSearchParams(s.query)}` : ""}`;
+    for (const s of scenarios.filter((s) => !ONLY || s.name.startsWith(ONLY))) {
+      const query = Object.keys(s.query).length ? `?${new URLSearchParams(s.query)}` : "";
       // Keep-alive connections for one row only: an idle one may be closed by the server just as it is reused.
       const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-      const check = await get(agent, ports.gateway, path, ws.apiKey);
+      const check = await get(agent, ports.gateway, `/api/v2/candidates${query}`, ws.apiKey);
       const body = JSON.parse(check.body) as { data: unknown[]; total: number };
-      if (check.status !== 200 || body.data.length === 0) throw new Error(`${path}: ${check.status} ${check.body.slice(0, 200)}`);
-      const viaGateway = async () => (await get(agent, ports.gateway, path, ws.apiKey)).status === 200;
-      const viaKnex = () => direct(s.query);
-      await measure(WARMUP, viaGateway);
-      const gateway = await measure(REQUESTS, viaGateway);
+      if (check.status !== 200 || body.data.length === 0) throw new Error(`${query}: ${check.status} ${check.body.slice(0, 200)}`);
+      const paths: [string, () => Promise<boolean>, number | undefined][] = [
+        ["gateway (HTTP)", async () => (await get(agent, ports.gateway, `/api/v2/candidates${query}`, ws.apiKey)).status === 200, system.pid],
+        ["bare server (HTTP)", async () => (await get(agent, ports.bare, `/candidates${query}`, ws.apiKey)).status === 200, bare.pid],
+        ["direct (knex)", () => direct(s.query), undefined],
+      ];
+      for (const [path, request, pid] of paths) {
+        await measure(WARMUP, request, pid);
+        rows.push({ scenario: s.name, path, m: await measure(REQUESTS, request, pid), total: body.total });
+      }
       agent.destroy();
-      await measure(WARMUP, viaKnex);
-      const knex = await measure(REQUESTS, viaKnex);
-      rows.push({ scenario: s.name, path: "gateway (HTTP)", m: gateway, total: body.total });
-      rows.push({ scenario: s.name, path: "direct (knex)", m: knex, total: body.total });
-      log(`  ${s.name}: gateway ${gateway.rps.toFixed(0)} req/s p50 ${gateway.p50.toFixed(1)} ms, direct ${knex.rps.toFixed(0)} req/s p50 ${knex.p50.toFixed(1)} ms`);
+      log(`  ${s.name}: ${rows.slice(-paths.length).map((r) => `${r.path} ${r.m.rps.toFixed(0)} req/s`).join(", ")}`);
     }
 
     const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
     const out: string[] = [];
     out.push(`hiring candidate list, ${CANDIDATES} candidates (${listedCount} listed), ${mode}, concurrency ${CONCURRENCY}, ${REQUESTS} requests or ${SECONDS} s per row, limit 100`);
-    out.push(line(["query", "path", "matches", "requests", "req/s", "p50 ms", "p99 ms", "errors"]));
-    out.push(line(["---", "---", "---:", "---:", "---:", "---:", "---:", "---:"]));
-    for (const r of rows) out.push(line([r.scenario, r.path, String(r.total), String(r.m.requests), r.m.rps.toFixed(0), r.m.p50.toFixed(2), r.m.p99.toFixed(2), String(r.m.errors)]));
-    const find = (scenario: string, path: string) => rows.find((r) => r.scenario === scenario && r.path.startsWith(path))!.m;
+    out.push(line(["query", "path", "matches", "requests", "req/s", "p50 ms", "p99 ms", "errors", "server CPU ms/req", "bench CPU ms/req"]));
+    out.push(line(["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]));
+    for (const r of rows) {
+      const cpu = (ms: number | undefined) => (ms === undefined ? "n/a" : ms.toFixed(3));
+      out.push(line([r.scenario, r.path, String(r.total), String(r.m.requests), r.m.rps.toFixed(0), r.m.p50.toFixed(2), r.m.p99.toFixed(2), String(r.m.errors), cpu(r.m.serverCpu), cpu(r.m.benchCpu)]));
+    }
+    const find = (scenario: string, path: string) => rows.find((r) => r.scenario === scenario && r.path.startsWith(path))?.m;
     out.push("");
+    const rss = rssMiB(system.pid!);
+    if (rss !== undefined) out.push(`system resident memory after the run: ${rss.toFixed(0)} MiB`);
     const firstGw = find("first page", "gateway");
     const deepGw = find("90% deep page", "gateway");
-    out.push(`deep page cost / first page cost (gateway, by throughput): ${(firstGw.rps / deepGw.rps).toFixed(2)} (target <= 1.5); by p50: ${(deepGw.p50 / firstGw.p50).toFixed(2)}`);
+    if (firstGw && deepGw) {
+      out.push(`deep page cost / first page cost (gateway, by throughput): ${(firstGw.rps / deepGw.rps).toFixed(2)} (target <= 1.5); by p50: ${(deepGw.p50 / firstGw.p50).toFixed(2)}`);
+    }
     for (const s of scenarios) {
-      out.push(`gateway / direct throughput, ${s.name}: ${((find(s.name, "gateway").rps / find(s.name, "direct").rps) * 100).toFixed(0)}% (target >= 60%)`);
+      const [gw, bareServer, floor] = [find(s.name, "gateway"), find(s.name, "bare"), find(s.name, "direct")];
+      if (gw && bareServer && floor) {
+        const pct = (m: Measurement) => `${((m.rps / floor.rps) * 100).toFixed(0)}%`;
+        out.push(`throughput / direct, ${s.name}: gateway ${pct(gw)} (target >= 60%), bare server ${pct(bareServer)}`);
+      }
     }
     process.stdout.write(`${out.join("\n")}\n`);
   } finally {
     await db?.destroy();
-    await stopSystem(child);
+    for (const child of children) await stopProcess(child);
     await cleanUp(config);
   }
 }

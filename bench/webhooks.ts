@@ -1,8 +1,6 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import * as http from "node:http";
 import * as net from "node:net";
-import { freePort, log } from "./support.js";
-import { join } from "node:path";
+import { freePort, log, startProcess, stopProcess } from "./support.js";
 import { loadConfig } from "../lib/config.js";
 import { Directory } from "../lib/directory.js";
 import { WebhookAdminService } from "../gen/notifier/v1/webhooks_pb.js";
@@ -31,21 +29,6 @@ const EVENTS = Number(process.env.BENCH_EVENTS ?? 200);
 const RATE = Number(process.env.BENCH_RATE ?? 12);
 const RECEIVERS = Number(process.env.BENCH_RECEIVERS ?? 4);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
-
-async function startSystem(env: NodeJS.ProcessEnv, gatewayPort: number): Promise<ChildProcess> {
-  // BENCH_PROFILE=<dir>: the system writes a V8 CPU profile there when it stops.
-  const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", "cmd/start.ts"], { cwd: join(import.meta.dirname, ".."), env, stdio: ["ignore", "ignore", "inherit"] });
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the system exited with ${child.exitCode}`);
-    const ok = await fetch(`http://127.0.0.1:${gatewayPort}/readyz`).then((r) => r.ok, () => false);
-    if (ok) return child;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  child.kill("SIGKILL");
-  throw new Error("the system did not become ready");
-}
 
 interface Arrival {
   subscription: number;
@@ -102,7 +85,7 @@ async function main(): Promise<void> {
   const config = loadConfig(env);
   const mode = config.mysqlUrl && config.natsUrl ? "stack (MariaDB + NATS JetStream)" : "embedded (SQLite + in-process bus)";
   const gateway = `http://127.0.0.1:${ports.PORT}`;
-  const child = await startSystem({ ...process.env, ...env }, ports.PORT);
+  const child = await startProcess("cmd/start.ts", { ...process.env, ...env }, `http://127.0.0.1:${ports.PORT}/readyz`);
   let receivers: Awaited<ReturnType<typeof startReceivers>> | undefined;
   try {
     const api = async (path: string, body: unknown, authorization?: string) => {
@@ -198,8 +181,7 @@ async function main(): Promise<void> {
     );
     if (lost > 0 || violations > 0) process.exitCode = 1;
   } finally {
-    child.kill("SIGTERM");
-    await new Promise((resolve) => child.once("exit", resolve));
+    await stopProcess(child);
     await receivers?.close();
     await cleanUp(config);
   }

@@ -21,11 +21,11 @@ export interface Caller {
 
 export const callerKey = createContextKey<Caller>({}, { description: "caller" });
 
+const digest = (s: string) => createHash("sha256").update(s).digest();
+
 /** Constant-time comparison of two secrets of any length. */
 export function secretsEqual(a: string, b: string): boolean {
-  const ha = createHash("sha256").update(a).digest();
-  const hb = createHash("sha256").update(b).digest();
-  return timingSafeEqual(ha, hb);
+  return timingSafeEqual(digest(a), digest(b));
 }
 
 /**
@@ -33,9 +33,10 @@ export function secretsEqual(a: string, b: string): boolean {
  * it are put into the context. Anything else is rejected before a handler runs.
  */
 export function internalAuthInterceptor(token: string): Interceptor {
+  const expected = digest(token);
   return (next) => async (req) => {
     const presented = req.header.get(HEADER.internalToken) ?? "";
-    if (!presented || !secretsEqual(presented, token)) {
+    if (!presented || !timingSafeEqual(digest(presented), expected)) {
       throw new ConnectError("internal token required", Code.Unauthenticated);
     }
     const caller: Caller = {};

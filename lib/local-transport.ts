@@ -15,6 +15,9 @@ import {
 type UnaryHandler = (request: unknown, context: HandlerContext) => Promise<unknown> | unknown;
 type Next = (req: UnaryRequest) => Promise<UnaryResponse>;
 
+/** Why a finished call's context is aborted: one shared reason (an AbortError per call cost a stack trace each). */
+const CALL_FINISHED = new ConnectError("the call has finished", Code.Canceled);
+
 const key = (service: DescService, method: { name: string }) => `${service.typeName}/${method.name}`;
 
 /** Collects the implementations a `routes(router)` function registers, without serving them. */
@@ -81,7 +84,7 @@ export function createLocalTransport(
           return { stream: false, service: method.parent, method, header: ctx.responseHeader, trailer: ctx.responseTrailer, message: create(method.output, output as never) } as UnaryResponse;
         } finally {
           // Releases the context's deadline timer, which would otherwise keep the process alive.
-          ctx.abort();
+          ctx.abort(CALL_FINISHED);
         }
       };
       const server = chain(handle, options.serverInterceptors);

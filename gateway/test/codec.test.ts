@@ -2,7 +2,7 @@ import t from "tap";
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { ClientSchema, CreateClientRequestSchema, ListClientsResponseSchema, RestoreClientRequestSchema } from "../../gen/tracking/v1/clients_pb.js";
-import { ListCandidatesRequestSchema, OpeningSchema } from "../../gen/hiring/v1/export_pb.js";
+import { CandidateDetailSchema, ListCandidatesRequestSchema, ListCandidatesResponseSchema, OpeningSchema } from "../../gen/hiring/v1/export_pb.js";
 import { ImportRequestSchema } from "../../gen/hiring/v1/admin_pb.js";
 import { coerceParam, decodeMessage, encodeField, encodeMessage, hiringTimestamp, trackingTimestamp, RestInputError } from "../codec.js";
 
@@ -37,6 +37,57 @@ t.test("a body that is one field: bare arrays, and null for an unset message", a
   const res = create(ListClientsResponseSchema, {});
   t.same(encodeField(field(ListClientsResponseSchema, "clients"), res.clients, trackingTimestamp), []);
   t.equal(encodeField(field(ClientSchema, "server_deleted_at"), undefined, trackingTimestamp), null);
+});
+
+t.test("nested messages: every field in declaration order, escaping, non-finite numbers, int64, Struct", async (t) => {
+  const started = timestampFromDate(new Date("2024-11-21T09:54:00.125Z"));
+  const detail = create(CandidateDetailSchema, {
+    id: "c1",
+    name: 'Zoë "Z" \\ O\u2028Brien\n',
+    email: "z@example.com",
+    contactInfo: { fullName: "Zoë", city: "Kraków" },
+    points: 2,
+    score: Number.NaN,
+    rating: 3,
+    tests: [
+      {
+        type: "quiz",
+        startedAt: started,
+        points: 1.5,
+        questions: [{ id: "q1", questionType: "choice", content: "<b>?</b>", points: 1, options: [{ id: "o1", content: "yes", correct: true }] }],
+        answers: [{ questionId: "q1", chosenOptionIds: ["o1"] }],
+        skills: [{ skill: "go", score: 100 }],
+      },
+    ],
+    tagIds: ["t1", "t2"],
+  });
+  const parsed = JSON.parse(JSON.stringify(encodeMessage(CandidateDetailSchema, detail as never, hiringTimestamp))) as Record<string, unknown>;
+  t.same(Object.keys(parsed), CandidateDetailSchema.fields.map((f) => f.name), "every field, in declaration order");
+  t.equal(parsed.name, 'Zoë "Z" \\ O\u2028Brien\n');
+  t.equal(parsed.score, null, "NaN is no JSON number");
+  t.equal(parsed.category_id, null, "unset optional");
+  t.same(parsed.contact_info, { full_name: "Zoë", contact_email: "", network: "", phone: "", city: "Kraków", country: "" });
+  t.same(parsed.tests, [
+    {
+      type: "quiz",
+      started_at: "2024-11-21T09:54:00.125",
+      finished_at: null,
+      points: 1.5,
+      score: null,
+      questions: [{ id: "q1", question_type: "choice", content: "<b>?</b>", points: 1, options: [{ id: "o1", content: "yes", correct: true }], skill: null }],
+      answers: [{ question_id: "q1", text_answer: "", points: null, chosen_option_ids: ["o1"], recording_url: null }],
+      skills: [{ skill: "go", score: 100 }],
+    },
+  ]);
+  t.same(parsed.tag_ids, ["t1", "t2"]);
+
+  const page = create(ListCandidatesResponseSchema, { total: 9007199254740993n });
+  t.equal(JSON.stringify(encodeMessage(ListCandidatesResponseSchema, page as never, hiringTimestamp)), '{"data":[],"links":null,"total":9007199254740992}', "int64 as a JSON number");
+  t.same(encodeMessage(ImportRequestSchema, create(ImportRequestSchema, { data: { a: [1, "x", null, { b: true }] } }) as never, hiringTimestamp), {
+    workspace_id: "",
+    data: { a: [1, "x", null, { b: true }] },
+    json: "",
+  });
 });
 
 t.test("decoding a body: proto names, integers as numbers or digit strings, null as unset, unknown names ignored", async (t) => {

@@ -11,18 +11,62 @@ export function newApiKey(): { id: string; key: string; secretHash: string } {
   return { id, key: `${id}.${secret}`, secretHash: hashSecret(secret) };
 }
 
-export function hashSecret(secret: string): string {
+function hashSecret(secret: string): string {
   return createHash("sha256").update(secret).digest("hex");
 }
 
-export function parseApiKey(key: string): { id: string; secret: string } | undefined {
+function parseApiKey(key: string): { id: string; secret: string } | undefined {
   const dot = key.indexOf(".");
   if (dot <= 0 || dot === key.length - 1 || key.length > 200) return undefined;
   return { id: key.slice(0, dot), secret: key.slice(dot + 1) };
 }
 
-export function secretMatches(secret: string, storedHash: string): boolean {
+function secretMatches(secret: string, storedHash: string): boolean {
   const actual = Buffer.from(hashSecret(secret), "hex");
   const expected = Buffer.from(storedHash, "hex");
   return actual.length === expected.length && timingSafeEqual(actual, expected);
+}
+
+interface KnownKey {
+  workspaceId: string;
+  secretHash: string;
+  /** When the row was read (ms since the epoch). */
+  at: number;
+}
+
+/**
+ * Checks API keys, remembering each stored key row for `ttlMs`: every request carries a key,
+ * and reading its row cost as much as a small page of candidates. The secret is still hashed
+ * and compared on every request; only the row is remembered. Revoking through this service
+ * forgets the row at once; another replica of the service notices within `ttlMs`.
+ */
+export class KeyVerifier {
+  private readonly known = new Map<string, KnownKey>();
+
+  constructor(
+    private readonly load: (id: string) => Promise<{ workspace_id: string; secret_hash: string } | undefined>,
+    private readonly ttlMs = 2_000,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The key's workspace, or undefined for a malformed, unknown, revoked or wrong key. */
+  async verify(apiKey: string): Promise<string | undefined> {
+    const parsed = parseApiKey(apiKey);
+    if (!parsed) return undefined;
+    let entry = this.known.get(parsed.id);
+    if (!entry || this.now() - entry.at > this.ttlMs) {
+      this.known.delete(parsed.id);
+      const row = await this.load(parsed.id);
+      if (!row) return undefined;
+      entry = { workspaceId: row.workspace_id, secretHash: row.secret_hash, at: this.now() };
+      // Bounded: only stored keys get here, but a workspace may have many.
+      if (this.known.size >= 10_000) this.known.clear();
+      this.known.set(parsed.id, entry);
+    }
+    return secretMatches(parsed.secret, entry.secretHash) ? entry.workspaceId : undefined;
+  }
+
+  forget(id: string): void {
+    this.known.delete(id);
+  }
 }

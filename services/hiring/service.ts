@@ -8,7 +8,7 @@ import { invalid, notFound, typedError } from "../../lib/errors.js";
 import { isUniqueViolation, type Knex } from "../../lib/db.js";
 import { sortableId } from "../../lib/ids.js";
 import { HiringStore, type CandidateChange, type CandidateRow } from "./store.js";
-import { newApiKey, parseApiKey, secretMatches } from "./keys.js";
+import { KeyVerifier, newApiKey } from "./keys.js";
 import { RecordReader } from "./records.js";
 import { importDocument, readImport, readTest, type Reference } from "./importing.js";
 import { candidateChangeEvent, candidateData, candidateRow, checkHireState, checkRating, sameCandidate, type CandidateData } from "./candidates.js";
@@ -26,6 +26,7 @@ const TABLE_OF_KIND = { opening: "openings", category: "categories", tag: "tags"
 
 export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
   const store = new HiringStore(storage.db);
+  const keys = new KeyVerifier((id) => store.apiKey(id));
 
   /**
    * Runs a change. Concurrent writers of one workspace can deadlock in MySQL (the candidate
@@ -165,16 +166,16 @@ export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
       },
 
       async revokeApiKey(req) {
-        if (!(await store.revokeApiKey(req.apiKeyId, clock.now()))) throw notFound(`API key ${req.apiKeyId} not found or already revoked`);
+        const revoked = await store.revokeApiKey(req.apiKeyId, clock.now());
+        keys.forget(req.apiKeyId);
+        if (!revoked) throw notFound(`API key ${req.apiKeyId} not found or already revoked`);
         return {};
       },
 
       async verifyApiKey(req) {
-        const parsed = parseApiKey(req.apiKey);
-        if (!parsed) throw unauthorized();
-        const row = await store.apiKey(parsed.id);
-        if (!row || !secretMatches(parsed.secret, row.secret_hash)) throw unauthorized();
-        return { workspaceId: row.workspace_id };
+        const workspaceId = await keys.verify(req.apiKey);
+        if (!workspaceId) throw unauthorized();
+        return { workspaceId };
       },
 
       async import(req) {
