@@ -1,0 +1,39 @@
+import t from "tap";
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+
+/**
+ * The benchmarks are run by hand, not timed here; this runs each once at a tiny size so that a
+ * change cannot break them unnoticed. It checks that they finish and report no failed request,
+ * no lost webhook and no order violation, in the mode the suite runs in.
+ */
+
+const root = join(import.meta.dirname, "..");
+
+function run(script: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ["--import", "tsx", script], { cwd: root, env: { ...process.env, ...env }, timeout: 100_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+t.test("bench:hiring runs and every row answers without errors", async (t) => {
+  const res = await run("bench/hiring.ts", { BENCH_CANDIDATES: "400", BENCH_CHUNK: "200", BENCH_REQUESTS: "30", BENCH_SECONDS: "5" });
+  t.equal(res.code, 0, res.stderr.slice(-2000));
+  const rows = res.stdout.split("\n").filter((l) => /^\| (first page|90% deep page|filtered page|tags filter) \|/.test(l));
+  t.equal(rows.length, 12, "four queries, three ways each");
+  for (const row of rows) {
+    const cells = row.split("|").map((c) => c.trim());
+    t.equal(cells[8], "0", `no failed request: ${cells[1]}, ${cells[2]}`);
+    t.ok(Number(cells[5]) > 0, "a throughput");
+  }
+  t.match(res.stdout, /throughput \/ direct, first page: gateway \d+%/);
+});
+
+t.test("bench:webhooks runs and loses nothing", async (t) => {
+  const res = await run("bench/webhooks.ts", { BENCH_SUBSCRIPTIONS: "3", BENCH_EVENTS: "10", BENCH_RATE: "20", BENCH_RECEIVERS: "2", BENCH_WARMUP: "2" });
+  t.equal(res.code, 0, res.stderr.slice(-2000));
+  t.match(res.stdout, /delivered\s+36 of 36 \(lost 0, duplicates \d+\)/, "3 subscriptions x (2 warm-up + 10) events");
+  t.match(res.stdout, /order violations\s+0/);
+});
