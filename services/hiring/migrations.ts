@@ -134,4 +134,19 @@ export const migrations: Migration[] = [
       });
     },
   },
+  {
+    // Counts every change of a workspace's candidates, so that a filtered total counted once
+    // serves every later page with the same filters until a candidate changes.
+    name: "0003_workspace_candidates_version",
+    async up(knex) {
+      await knex.schema.alterTable("workspaces", (t) => {
+        t.bigInteger("candidates_version").notNullable().defaultTo(0);
+      });
+    },
+    async down(knex) {
+      await knex.schema.alterTable("workspaces", (t) => {
+        t.dropColumn("candidates_version");
+      });
+    },
+  },
 ];

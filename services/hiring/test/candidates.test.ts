@@ -1,6 +1,6 @@
 import t from "tap";
 import { startTestSystem, type TestSystem } from "../../../test/support/harness.js";
-import { at, candidate, createWorkspace, importData, opening, pathOf, type CandidateSpec, type HiringWorkspace } from "../test-support.js";
+import { at, candidate, createWorkspace, hiringAdmin, importData, opening, pathOf, type CandidateSpec, type HiringWorkspace } from "../test-support.js";
 
 /**
  * The candidate list and the single candidate, through the gateway over HTTP, checked against
@@ -421,4 +421,33 @@ t.test("a walk visits each candidate once while new candidates arrive", async (t
     t.equal(now.total, initial.length + ahead.length + behind.length);
     t.equal((await list({ min_score: "-1" }, w)).total, now.total, "kept and counted totals agree");
   }
+});
+
+t.test("a filtered total follows every change of the candidates (it is remembered between changes)", async (t) => {
+  const w = await createWorkspace(sys, "Totals");
+  const initial = Array.from({ length: 12 }, (_, i) =>
+    candidate({ id: `m${String(i).padStart(2, "0")}`, opening: "p", started: i * 10, hireState: i % 2 ? "rejected" : "possible-hire", score: i * 10, tags: i % 3 ? [] : ["t"] }),
+  );
+  await importData(sys, w, { openings: [opening("p")], tags: [{ id: "t", name: "t" }, { id: "u", name: "u" }], candidates: initial });
+  const totals = async () => ({
+    hire: (await list({ hire_state: "possible-hire", limit: "2" }, w)).total,
+    tags: (await list({ tag_ids: "t", limit: "2" }, w)).total,
+    score: (await list({ min_score: "50", max_score: "80" }, w)).total,
+  });
+  t.same(await totals(), { hire: 6, tags: 4, score: 4 });
+  t.same(await totals(), { hire: 6, tags: 4, score: 4 }, "asked again, unchanged");
+
+  await hiringAdmin(sys).updateCandidate({ workspaceId: w.id, candidateId: "m01", hireState: "possible-hire", tagIds: { ids: ["t", "u"] } });
+  t.same(await totals(), { hire: 7, tags: 5, score: 4 }, "after UpdateCandidate");
+
+  await importData(sys, w, { candidates: [candidate({ id: "m50", opening: "p", started: 500, hireState: "possible-hire", score: 60, tags: ["t"] })] });
+  t.same(await totals(), { hire: 8, tags: 6, score: 5 }, "after an import that brings a candidate");
+
+  await importData(sys, w, { candidates: [candidate({ id: "m50", opening: "p", started: 500, hireState: "rejected", score: 90, tags: [] })] });
+  t.same(await totals(), { hire: 7, tags: 5, score: 4 }, "after an import that changes one");
+
+  await importData(sys, w, { candidates: [candidate({ id: "m51", opening: "p", started: 510, hireState: "possible-hire", score: 60, tags: ["t"], demo: true })] });
+  t.same(await totals(), { hire: 7, tags: 5, score: 4 }, "a demo candidate counts nowhere");
+  t.same((await list({ hire_state: "possible-hire", tag_ids: "t,u" }, w)).total, 1);
+  t.same((await list({ hire_state: "possible-hire" }, other)).total, 0, "another workspace's total is its own");
 });
