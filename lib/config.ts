@@ -27,6 +27,8 @@ export interface Config {
   /** Base URLs of the services for callers in other processes. */
   serviceUrls: Record<ServiceName, string>;
   webhookAllowInternal: boolean;
+  /** Days the notifier keeps finished notifications, the delivery log and unused event payloads. */
+  webhookRetentionDays: number;
   /** Prefix of the NATS stream and consumer names (tests use their own). */
   natsPrefix: string;
 }
@@ -37,6 +39,14 @@ function envPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name} must be a port number, got ${raw}`);
   return port;
+}
+
+function envPositiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${raw}`);
+  return value;
 }
 
 /** The internal token: INTERNAL_TOKEN, or one kept in the data directory so the admin CLI finds it. */
@@ -71,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ports,
     serviceUrls: { hiring: url("hiring"), accounts: url("accounts"), tracking: url("tracking"), notifier: url("notifier") },
     webhookAllowInternal: env.WEBHOOK_ALLOW_INTERNAL === "1",
+    webhookRetentionDays: envPositiveNumber(env, "WEBHOOK_RETENTION_DAYS", 30),
     natsPrefix: env.NATS_PREFIX ?? "",
   };
 }

@@ -9,14 +9,19 @@ import { createDeliverer, type DelivererOptions } from "./deliver.js";
 import { Ingester } from "./ingest.js";
 import { DeliveryMetrics } from "./metrics.js";
 import { Pinger } from "./ping.js";
+import { Retention, type RetentionOptions } from "./retention.js";
 import { webhookAdminRoutes } from "./service.js";
 import { trackingWebhookRoutes } from "./api.js";
+
+const DAY_MS = 86_400_000;
 
 /** What tests may change; production runs on the defaults. */
 export interface NotifierOptions {
   delivery?: Omit<DelivererOptions, "allowInternal">;
   dispatcher?: DispatcherOptions;
   ingestLeaseMs?: number;
+  /** By default WEBHOOK_RETENTION_DAYS, swept hourly. */
+  retention?: Partial<RetentionOptions>;
 }
 
 /** The notifier with its parts in reach (tests drive the dispatcher and read the store). */
@@ -25,6 +30,7 @@ export interface Notifier extends ServiceInstance {
   dispatcher: Dispatcher;
   ingester: Ingester;
   counters: DeliveryMetrics;
+  retention: Retention;
   /** Prometheus text: the counters and every subscription's queue depth (GET /metrics). */
   metrics(): Promise<string>;
 }
@@ -39,6 +45,7 @@ export async function openNotifier(deps: ServiceDeps, options: NotifierOptions =
   const dispatcher = new Dispatcher(store, deliver, deps.clock, deps.log, metrics, { deliveryTimeoutMs: options.delivery?.timeoutMs, ...options.dispatcher });
   const ingester = new Ingester(store, deps.bus, deps.clock, deps.log, (ids) => dispatcher.notify(ids), { leaseMs: options.ingestLeaseMs });
   const pinger = new Pinger(store, deliver, deps.clock, deps.log);
+  const retention = new Retention(store, deps.clock, deps.log, { ...options.retention, keepMs: options.retention?.keepMs ?? deps.config.webhookRetentionDays * DAY_MS });
   // The notifier starts before the accounts service registers in this process, and a client
   // picks its transport when made: the gate is made at its first use.
   let gate: WorkspaceGate | undefined;
@@ -55,10 +62,12 @@ export async function openNotifier(deps: ServiceDeps, options: NotifierOptions =
     start: async () => {
       await dispatcher.start();
       await ingester.start();
+      retention.start();
     },
     close: async () => {
       await ingester.stop();
       await dispatcher.stop();
+      await retention.stop();
       await pinger.close();
       deliver.close();
       await storage.close();
@@ -68,6 +77,7 @@ export async function openNotifier(deps: ServiceDeps, options: NotifierOptions =
     store,
     dispatcher,
     ingester,
+    retention,
   };
 }
 

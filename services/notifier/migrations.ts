@@ -133,4 +133,25 @@ export const migrations: Migration[] = [
       await foundation.up(knex);
     },
   },
+  {
+    // What the retention job's purges look up: finished notifications, old attempts and payloads,
+    // and whether a notification still uses a payload.
+    name: "0003_retention_indexes",
+    async up(knex) {
+      await knex.schema.alterTable("notifications", (t) => {
+        t.index(["finished_at"]);
+        t.index(["event_id"]);
+      });
+      await knex.schema.alterTable("delivery_attempts", (t) => t.index(["attempted_at"]));
+      await knex.schema.alterTable("event_payloads", (t) => t.index(["created_at"]));
+    },
+    async down(knex) {
+      await knex.schema.alterTable("event_payloads", (t) => t.dropIndex(["created_at"]));
+      await knex.schema.alterTable("delivery_attempts", (t) => t.dropIndex(["attempted_at"]));
+      await knex.schema.alterTable("notifications", (t) => {
+        t.dropIndex(["event_id"]);
+        t.dropIndex(["finished_at"]);
+      });
+    },
+  },
 ];

@@ -1,0 +1,20 @@
+import t from "tap";
+import { loadConfig } from "../config.js";
+
+/** Configuration read from the environment: defaults, and values refused with a clear error. */
+
+// A token, so that loading writes nothing into the data directory.
+const env = (extra: Record<string, string>) => ({ INTERNAL_TOKEN: "test", ...extra });
+
+t.test("WEBHOOK_RETENTION_DAYS defaults to 30 days and takes any positive number", async (t) => {
+  t.equal(loadConfig(env({})).webhookRetentionDays, 30);
+  t.equal(loadConfig(env({ WEBHOOK_RETENTION_DAYS: "" })).webhookRetentionDays, 30);
+  t.equal(loadConfig(env({ WEBHOOK_RETENTION_DAYS: "7" })).webhookRetentionDays, 7);
+  t.equal(loadConfig(env({ WEBHOOK_RETENTION_DAYS: "0.5" })).webhookRetentionDays, 0.5);
+});
+
+t.test("a WEBHOOK_RETENTION_DAYS that is no positive number fails loading the configuration", async (t) => {
+  for (const value of ["0", "-3", "thirty", "30d", "Infinity", " "]) {
+    t.throws(() => loadConfig(env({ WEBHOOK_RETENTION_DAYS: value })), { message: `WEBHOOK_RETENTION_DAYS must be a positive number, got ${value}` }, value);
+  }
+});
