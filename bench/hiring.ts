@@ -21,11 +21,12 @@ import { candidateRow } from "../services/hiring/candidates.js";
  * own MySQL databases and NATS stream when MYSQL_URL/NATS_URL are set), loads a synthetic
  * dataset directly through the hiring store (the import's own row building, without the
  * import's 200,000 `test.finished` events, which would only measure the relay), then measures
- * four queries three ways, each at a fixed concurrency for a fixed number of requests (or
+ * four queries four ways, each at a fixed concurrency for a fixed number of requests (or
  * seconds, whichever ends first): through the gateway over HTTP; through a bare Fastify server
  * that runs the same store queries and writes the rows as JSON (bench/bare-server.ts: what any
- * HTTP server in Node.js costs on top of the queries); and the same queries issued by knex in
- * this process (the floor: what the service asks the database). Besides throughput and latency
+ * HTTP server in Node.js costs on top of the queries); the same queries issued by knex in this
+ * process (the floor: what the service asks the database); and those again with the filtered
+ * total counted each time (as for the first page of a filter). Besides throughput and latency
  * it prints the CPU time per request of the server's process and of this one (from /proc).
  *
  * Environment: BENCH_CANDIDATES (200000), BENCH_CONCURRENCY (8), BENCH_REQUESTS (2000 per row),
@@ -177,11 +178,15 @@ async function main(): Promise<void> {
       { name: "tags filter", query: { tag_ids: "s42-tag1,s42-tag4" } },
     ];
 
-    /** The floor: what the service asks the database for one request. */
-    const direct = async (query: Record<string, string>) => {
+    /**
+     * The floor: what the service asks the database for one request. A filtered total is counted
+     * once and then remembered (see HiringStore.total); a fresh store counts it every time, as
+     * the first page of a filter does.
+     */
+    const direct = async (query: Record<string, string>, from = store) => {
       const q = benchListQuery(query);
-      const after = q.afterId === undefined ? undefined : await store.listPosition(ws.workspaceId, q.afterId);
-      const page = await store.listCandidates(ws.workspaceId, q, after);
+      const after = q.afterId === undefined ? undefined : await from.listPosition(ws.workspaceId, q.afterId);
+      const page = await from.listCandidates(ws.workspaceId, q, after);
       return page.rows.length > 0;
     };
 
@@ -200,6 +205,7 @@ async function main(): Promise<void> {
         ["gateway (HTTP)", async () => (await get(agent, ports.gateway, `/api/v2/candidates${query}`, ws.apiKey)).status === 200, system.pid],
         ["bare server (HTTP)", async () => (await get(agent, ports.bare, `/candidates${query}`, ws.apiKey)).status === 200, bare.pid],
         ["direct (knex)", () => direct(s.query), undefined],
+        ["direct, total counted (knex)", () => direct(s.query, new HiringStore(db!)), undefined],
       ];
       for (const [path, request, pid] of paths) {
         await measure(WARMUP, request, pid);

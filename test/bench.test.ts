@@ -22,7 +22,7 @@ t.test("bench:hiring runs and every row answers without errors", async (t) => {
   const res = await run("bench/hiring.ts", { BENCH_CANDIDATES: "400", BENCH_CHUNK: "200", BENCH_REQUESTS: "30", BENCH_SECONDS: "5" });
   t.equal(res.code, 0, res.stderr.slice(-2000));
   const rows = res.stdout.split("\n").filter((l) => /^\| (first page|90% deep page|filtered page|tags filter) \|/.test(l));
-  t.equal(rows.length, 12, "four queries, three ways each");
+  t.equal(rows.length, 16, "four queries, four ways each");
   for (const row of rows) {
     const cells = row.split("|").map((c) => c.trim());
     t.equal(cells[8], "0", `no failed request: ${cells[1]}, ${cells[2]}`);
