@@ -76,12 +76,12 @@ t.test("events: creating a client travels outbox -> bus -> notifier -> webhook r
   await sys.directory.client("notifier", WebhookAdminService).createSubscription({
     service: "tracking",
     workspaceId: String(user.workspaceId),
-    url: receiver.url,
+    url: receiver.url(),
     eventFilters: [{ entity: "client", action: "created" }],
   });
   const created = await sys.api("POST", `/api/v9/workspaces/${user.workspaceId}/clients`, { auth: user.auth, body: { name: "Hooked" } });
   t.equal(created.status, 200);
-  await receiver.waitFor(1);
+  await receiver.until(() => receiver.received.length >= 1);
   const [delivery] = receiver.received;
   t.match(delivery.json, { metadata: { action: "created", model: "client", workspace_id: String(user.workspaceId) }, payload: { id: created.body.id, name: "Hooked", wid: user.workspaceId } });
   t.match(delivery.headers["webhook-signature"], /^v1,/);

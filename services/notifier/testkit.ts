@@ -1,4 +1,3 @@
-import * as http from "node:http";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
@@ -15,7 +14,8 @@ import { openNotifier, type Notifier, type NotifierOptions } from "./index.js";
 
 /**
  * Test helpers of the notifier, for its tests and the benchmark (never used in production): a
- * notifier on its own schema and stream, events as a service would publish them, receivers.
+ * notifier on its own schema and stream, events as a service would publish them (receivers are
+ * in test/support/harness.ts).
  */
 
 export interface TestNotifier {
@@ -85,82 +85,6 @@ export async function publishEvent(
   });
   await bus.publish({ subject: `${event.service}.${event.workspaceId}.${event.entity}.${event.action}`, id, data: toBinary(EventSchema, event) });
   return id;
-}
-
-export interface Received {
-  path: string;
-  headers: http.IncomingHttpHeaders;
-  body: string;
-  json: any;
-  /** Status the receiver answered. */
-  status: number;
-}
-
-export type Answer = number | { status: number; body?: string; delayMs?: number };
-
-/**
- * A webhook receiver on loopback; `respond` decides each answer (status, body, delay). Paths
- * tell subscriptions apart: `url(name)` is a callback URL for one of them.
- */
-export async function startReceiver(t: TestContext, respond: (req: Received, n: number) => Answer | Promise<Answer> = () => 200) {
-  const received: Received[] = [];
-  let waiters: { check: () => boolean; resolve: () => void }[] = [];
-  // Requests of one path between their arrival and the end of their answer.
-  const inFlight = new Map<string, number>();
-  const overlaps = new Map<string, number>();
-  const server = http.createServer((req, res) => {
-    const path = req.url ?? "";
-    const busy = (inFlight.get(path) ?? 0) + 1;
-    inFlight.set(path, busy);
-    if (busy > 1) overlaps.set(path, (overlaps.get(path) ?? 0) + 1);
-    const chunks: Buffer[] = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", async () => {
-      const body = Buffer.concat(chunks).toString("utf8");
-      let json: unknown;
-      try {
-        json = JSON.parse(body);
-      } catch {
-        json = undefined;
-      }
-      const entry: Received = { path: req.url ?? "", headers: req.headers, body, json, status: 0 };
-      const answer = await respond(entry, received.length + 1);
-      const a = typeof answer === "number" ? { status: answer } : answer;
-      entry.status = a.status;
-      received.push(entry);
-      if (a.delayMs) await new Promise((r) => setTimeout(r, a.delayMs));
-      inFlight.set(path, (inFlight.get(path) ?? 1) - 1);
-      if (!res.destroyed) {
-        res.writeHead(a.status, a.status >= 300 && a.status < 400 ? { location: `http://127.0.0.1:${port}/redirected` } : { "content-type": "application/json" });
-        res.end(a.body ?? "");
-      }
-      waiters = waiters.filter((w) => (w.check() ? (w.resolve(), false) : true));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  t.teardown(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return {
-    port,
-    url: (name = "hook") => `http://127.0.0.1:${port}/${name}`,
-    received,
-    /** How often a request of a path came while another of the same path was unanswered. */
-    overlaps,
-    /** Resolves once `check` holds after a request; rejects after `timeoutMs`. */
-    until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
-      if (check()) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`receiver: condition not met after ${received.length} requests`)), timeoutMs);
-        waiters.push({ check, resolve: () => (clearTimeout(timer), resolve()) });
-      });
-    },
-  };
 }
 
 /** Waits until `check` holds, looking every few milliseconds (for work the test cannot await). */

@@ -132,19 +132,32 @@ export async function startTestSystem(t: TestContext, options: { clock?: Clock; 
   return Object.assign(system, { url, env, api, signup });
 }
 
-export interface ReceivedRequest {
+export interface Received {
   path: string;
   headers: http.IncomingHttpHeaders;
   body: string;
   json: any;
-  at: number;
+  /** Status the receiver answered. */
+  status: number;
 }
 
-/** A webhook receiver on loopback that records what it gets and answers as told. */
-export async function startReceiver(t: TestContext, respond: (req: ReceivedRequest, n: number) => number | Promise<number> = () => 200) {
-  const received: ReceivedRequest[] = [];
-  const waiters: { count: number; resolve: () => void }[] = [];
+export type Answer = number | { status: number; body?: string; delayMs?: number };
+
+/**
+ * A webhook receiver on loopback; `respond` decides each answer (status, body, delay). Paths
+ * tell subscriptions apart: `url(name)` is a callback URL for one of them.
+ */
+export async function startReceiver(t: TestContext, respond: (req: Received, n: number) => Answer | Promise<Answer> = () => 200) {
+  const received: Received[] = [];
+  let waiters: { check: () => boolean; resolve: () => void }[] = [];
+  // Requests of one path between their arrival and the end of their answer.
+  const inFlight = new Map<string, number>();
+  const overlaps = new Map<string, number>();
   const server = http.createServer((req, res) => {
+    const path = req.url ?? "";
+    const busy = (inFlight.get(path) ?? 0) + 1;
+    inFlight.set(path, busy);
+    if (busy > 1) overlaps.set(path, (overlaps.get(path) ?? 0) + 1);
     const chunks: Buffer[] = [];
     req.on("data", (c) => chunks.push(c));
     req.on("end", async () => {
@@ -155,26 +168,41 @@ export async function startReceiver(t: TestContext, respond: (req: ReceivedReque
       } catch {
         json = undefined;
       }
-      const entry = { path: req.url ?? "", headers: req.headers, body, json, at: Date.now() };
+      const entry: Received = { path: req.url ?? "", headers: req.headers, body, json, status: 0 };
+      const answer = await respond(entry, received.length + 1);
+      const a = typeof answer === "number" ? { status: answer } : answer;
+      entry.status = a.status;
       received.push(entry);
-      const status = await respond(entry, received.length);
-      res.writeHead(status, status >= 300 && status < 400 ? { location: "http://127.0.0.1:1/" } : {});
-      res.end();
-      for (const w of waiters.filter((w) => received.length >= w.count)) w.resolve();
+      if (a.delayMs) await new Promise((r) => setTimeout(r, a.delayMs));
+      inFlight.set(path, (inFlight.get(path) ?? 1) - 1);
+      if (!res.destroyed) {
+        res.writeHead(a.status, a.status >= 300 && a.status < 400 ? { location: `http://127.0.0.1:${port}/redirected` } : { "content-type": "application/json" });
+        res.end(a.body ?? "");
+      }
+      waiters = waiters.filter((w) => (w.check() ? (w.resolve(), false) : true));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const port = (server.address() as { port: number }).port;
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return {
-    url: `http://127.0.0.1:${port}/hook`,
+    port,
+    url: (name = "hook") => `http://127.0.0.1:${port}/${name}`,
     received,
-    /** Resolves once `count` requests arrived; rejects after `timeoutMs`. */
-    waitFor(count: number, timeoutMs = 10_000): Promise<void> {
-      if (received.length >= count) return Promise.resolve();
+    /** How often a request of a path came while another of the same path was unanswered. */
+    overlaps,
+    /** Resolves once `check` holds after a request; rejects after `timeoutMs`. */
+    until(check: () => boolean, timeoutMs = 15_000): Promise<void> {
+      if (check()) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`expected ${count} webhook requests, got ${received.length}`)), timeoutMs);
-        waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
+        const timer = setTimeout(() => reject(new Error(`receiver: condition not met after ${received.length} requests`)), timeoutMs);
+        waiters.push({ check, resolve: () => (clearTimeout(timer), resolve()) });
       });
     },
   };

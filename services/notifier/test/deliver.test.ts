@@ -1,7 +1,7 @@
 import t from "tap";
 import * as net from "node:net";
 import { createDeliverer, DELIVERY_TIMEOUT_MS } from "../deliver.js";
-import { startReceiver } from "../testkit.js";
+import { startReceiver } from "../../../test/support/harness.js";
 
 const rules = { allowInternal: true };
 

@@ -1,9 +1,9 @@
 import t from "tap";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { ManualClock } from "../../../lib/clock.js";
-import type { TestContext } from "../../../test/support/harness.js";
 import { nextRetryDelayMs } from "../schedule.js";
-import { eventually, publishEvent, seededRandom, startNotifier, startReceiver, type TestNotifier } from "../testkit.js";
+import { startReceiver, type TestContext } from "../../../test/support/harness.js";
+import { eventually, publishEvent, seededRandom, startNotifier, type TestNotifier } from "../testkit.js";
 
 /**
  * Delivery semantics on a notifier alone, driven by a manual clock: the retry schedule, giving

@@ -1,10 +1,10 @@
 import t from "tap";
 import { ManualClock } from "../../../lib/clock.js";
-import { startTestSystem } from "../../../test/support/harness.js";
+import { startTestSystem, startReceiver } from "../../../test/support/harness.js";
 import { runAdmin } from "../../../cmd/admin.js";
 import type { Notifier } from "../index.js";
 import { standardSignature } from "../signing.js";
-import { eventually, publishEvent, startReceiver } from "../testkit.js";
+import { eventually, publishEvent } from "../testkit.js";
 
 /**
  * Hiring webhooks, made with the admin command line, and the operators' commands (log, replay,

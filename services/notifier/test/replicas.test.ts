@@ -1,8 +1,8 @@
 import t from "tap";
 import { systemClock } from "../../../lib/clock.js";
 import { loadConfig } from "../../../lib/config.js";
-import { cleanUp, testEnv } from "../../../test/support/harness.js";
-import { eventually, openBus, publishEvent, seededRandom, startNotifier, startReceiver } from "../testkit.js";
+import { cleanUp, testEnv, startReceiver } from "../../../test/support/harness.js";
+import { eventually, openBus, publishEvent, seededRandom, startNotifier } from "../testkit.js";
 
 /**
  * Two notifier replicas on one schema and one stream (in the stack mode each reads the stream

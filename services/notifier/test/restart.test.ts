@@ -7,8 +7,8 @@ import { join } from "node:path";
 import { WebhookAdminService } from "../../../gen/notifier/v1/webhooks_pb.js";
 import { loadConfig } from "../../../lib/config.js";
 import { Directory } from "../../../lib/directory.js";
-import { cleanUp, STACK_MODE, startTestSystem, testEnv, type TestContext, type TrackUser } from "../../../test/support/harness.js";
-import { openBus, publishEvent, startReceiver, type Received } from "../testkit.js";
+import { cleanUp, STACK_MODE, startTestSystem, testEnv, type TestContext, type TrackUser, startReceiver, type Received } from "../../../test/support/harness.js";
+import { openBus, publishEvent } from "../testkit.js";
 
 /**
  * At least once, in order, across restarts: of the notifier (killed, in both modes) and of NATS

@@ -1,10 +1,10 @@
 import t from "tap";
 import { ManualClock } from "../../../lib/clock.js";
 import { createLogger } from "../../../lib/logger.js";
-import type { TestContext } from "../../../test/support/harness.js";
 import { Retention, type RetentionOptions } from "../retention.js";
 import { MAX_ATTEMPTS } from "../schedule.js";
-import { eventually, publishEvent, startNotifier, startReceiver, type TestNotifier } from "../testkit.js";
+import { startReceiver, type TestContext } from "../../../test/support/harness.js";
+import { eventually, publishEvent, startNotifier, type TestNotifier } from "../testkit.js";
 
 /**
  * The retention job: what it removes once it is older than WEBHOOK_RETENTION_DAYS by the clock

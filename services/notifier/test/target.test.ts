@@ -2,10 +2,9 @@ import t from "tap";
 import type { LookupAddress } from "node:dns";
 import { ConnectError, Code } from "@connectrpc/connect";
 import { WebhookAdminService } from "../../../gen/notifier/v1/webhooks_pb.js";
-import { startTestSystem } from "../../../test/support/harness.js";
+import { startTestSystem, startReceiver } from "../../../test/support/harness.js";
 import { checkTargetUrl, guardedLookup, type Resolver } from "../target.js";
 import { createDeliverer } from "../deliver.js";
-import { startReceiver } from "../testkit.js";
 
 const defaults = { allowInternal: false };
 const relaxed = { allowInternal: true };
