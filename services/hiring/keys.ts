@@ -42,6 +42,8 @@ interface KnownKey {
  */
 export class KeyVerifier {
   private readonly known = new Map<string, KnownKey>();
+  /** Counts `forget` calls: a row read before one is not remembered (it may be the forgotten key's). */
+  private forgets = 0;
 
   constructor(
     private readonly load: (id: string) => Promise<{ workspace_id: string; secret_hash: string } | undefined>,
@@ -56,17 +58,20 @@ export class KeyVerifier {
     let entry = this.known.get(parsed.id);
     if (!entry || this.now() - entry.at > this.ttlMs) {
       this.known.delete(parsed.id);
+      const forgets = this.forgets;
       const row = await this.load(parsed.id);
       if (!row) return undefined;
       entry = { workspaceId: row.workspace_id, secretHash: row.secret_hash, at: this.now() };
       // Bounded: only stored keys get here, but a workspace may have many.
       if (this.known.size >= 10_000) this.known.clear();
-      this.known.set(parsed.id, entry);
+      if (forgets === this.forgets) this.known.set(parsed.id, entry);
     }
     return secretMatches(parsed.secret, entry.secretHash) ? entry.workspaceId : undefined;
   }
 
+  /** Drops a key's row, also one being read now (a revocation racing with a request). */
   forget(id: string): void {
+    this.forgets++;
     this.known.delete(id);
   }
 }

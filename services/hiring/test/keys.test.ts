@@ -63,3 +63,25 @@ t.test("only the secret's SHA-256 is stored", async (t) => {
   t.equal(key.secretHash, createHash("sha256").update(secret).digest("hex"));
   t.notOk(key.secretHash.includes(secret));
 });
+
+t.test("a row read while the key is forgotten is not remembered", async (t) => {
+  const { rows } = table();
+  const key = newApiKey();
+  rows.set(key.id, { workspace_id: "ws_a", secret_hash: key.secretHash });
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let reads = 0;
+  const verifier = new KeyVerifier(async (id) => {
+    reads++;
+    const row = rows.get(id);
+    if (reads === 1) await gate; // the first read is slow: the revocation overtakes it
+    return row;
+  });
+  const racing = verifier.verify(key.key);
+  rows.delete(key.id);
+  verifier.forget(key.id);
+  release();
+  t.equal(await racing, "ws_a", "the request that raced the revocation read the row before it");
+  t.equal(await verifier.verify(key.key), undefined, "the next request reads the table again");
+  t.equal(reads, 2);
+});
