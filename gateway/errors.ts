@@ -32,6 +32,7 @@ const HIRING_TYPE_OF_STATUS: Record<number, string> = {
   409: "ConflictError",
   410: "VersionNoLongerAvailableError",
   413: "PayloadTooLargeError",
+  414: "UriTooLongError",
   415: "UnsupportedMediaTypeError",
   429: "RateLimitError",
   501: "UnimplementedError",

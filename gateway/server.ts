@@ -82,6 +82,12 @@ export async function buildGateway(options: GatewayOptions) {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     trustProxy: true,
+    // What the router refuses before any route: a malformed percent-encoding (400) and a path
+    // segment over 100 characters (414), in the family's error format.
+    frameworkErrors: (err, req, reply) => {
+      const status = err.statusCode === 414 ? 414 : 400;
+      void send(reply, errorReply(familyOfPath(req.url), status, status === 414 ? "URI Too Long" : "Invalid URL"));
+    },
   });
   const services = options.services ?? PROTO_FILES.flatMap((f) => f.services);
   const routes = collectRoutes(services);

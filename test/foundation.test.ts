@@ -131,6 +131,22 @@ t.test("unknown query parameters are ignored; wrong types are 400", async (t) =>
   t.equal(bad.body, "Invalid client_id");
 });
 
+t.test("paths the router refuses answer in the family's error format: malformed encoding 400, over-long segment 414", async (t) => {
+  const user = await sys.signup("paths");
+  const long = "x".repeat(300);
+  const cases: [string, number, unknown][] = [
+    ["/api/v2/openings/%FF", 400, { error: { type: "ValidationError" } }],
+    [`/api/v2/candidates/${long}`, 414, { error: { type: "UriTooLongError" } }],
+    [`/api/v9/workspaces/${user.workspaceId}/clients/%E0%A4%A`, 400, "Invalid URL"],
+    [`/api/v9/workspaces/${user.workspaceId}/clients/${long}`, 414, "URI Too Long"],
+  ];
+  for (const [path, status, body] of cases) {
+    const res = await sys.api("GET", path, { auth: path.startsWith("/api/v2") ? { bearer: "key_x.y" } : user.auth });
+    t.equal(res.status, status, path.slice(0, 60));
+    t.same(res.body, body);
+  }
+});
+
 t.test("npm run migrate brings every schema up to date on its own", async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), "workhub-migrate-"));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));

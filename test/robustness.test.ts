@@ -1,0 +1,69 @@
+import t from "tap";
+import { startTestSystem } from "./support/harness.js";
+import { candidate, createWorkspace, importData, opening } from "../services/hiring/test-support.js";
+
+/**
+ * Bad input never hurts: odd values for every query parameter of the hiring list, and odd
+ * bodies (wrong types, huge, deeply nested, malformed, prototype keys) for every write route
+ * of the time-tracking family, answer with a status below 500 and leave the system serving.
+ * The specific answers are checked in each service's own tests.
+ */
+
+const sys = await startTestSystem(t);
+
+t.test("the hiring list: odd values of every parameter, alone and repeated", async (t) => {
+  const ws = await createWorkspace(sys, "Odd");
+  await importData(sys, ws, { openings: [opening("o1")], tags: [{ id: "g", name: "g" }], candidates: [candidate({ id: "c1", opening: "o1", started: 1, tags: ["g"] })] });
+  const values = ["", " ", "0", "-1", "1e3", "1e400", "NaN", "Infinity", "0x10", "1.5", "%00", "%E2%80%AE", "a".repeat(5000), "c1", ",,,", "%2C", "[]", "null", "9223372036854775808", "-0", "DESC", "%20asc"];
+  const params = ["limit", "min_score", "max_score", "min_rating", "max_rating", "after_id", "order", "hire_state", "tag_ids", "email", "job_opening_id", "category_id", "unknown"];
+  const seen = new Set<number>();
+  for (const p of params) {
+    for (const v of values) {
+      for (const query of [`${p}=${v}`, `${p}=${v}&${p}=${v}`]) {
+        const res = await sys.api("GET", `/api/v2/candidates?${query}`, { auth: ws.auth });
+        seen.add(res.status);
+        if (res.status >= 500) t.fail(`?${query.slice(0, 80)}: ${res.status} ${res.text.slice(0, 200)}`);
+        else if (res.status !== 200) t.equal(typeof res.body?.error?.type, "string", `?${query.slice(0, 80)}: the hiring error format`);
+      }
+    }
+  }
+  t.same([...seen].sort(), [200, 400], "answered or refused as a ValidationError");
+  t.equal((await sys.api("GET", "/api/v2/candidates", { auth: ws.auth })).body.total, 1, "still serving, nothing changed");
+});
+
+t.test("time-tracking writes: odd bodies on every route", async (t) => {
+  const user = await sys.signup("odd");
+  const w = user.workspaceId;
+  const bodies = [
+    ...[null, true, 1, "x", [], {}, { name: null }, { name: 5 }, { name: { a: 1 } }, { name: ["a"] }, { name: "a".repeat(100_000) }, { name: "\u0000" }, { name: "ok", wid: "abc" }, { name: "ok", wid: 1e30 }].map((b) => JSON.stringify(b)),
+    ...[{ url_callback: 5, event_filters: "x", description: [] }, { event_filters: [{}] }, { enabled: "yes" }, { projects: "all" }].map((b) => JSON.stringify(b)),
+    "{",
+    `${"[".repeat(100_000)}${"]".repeat(100_000)}`,
+    `{"a":${"1".repeat(400)}}`,
+    '{"name":"\\ud800"}',
+    '{"__proto__":{"polluted":1},"name":"p"}',
+    '{"constructor":{"prototype":{"polluted":1}},"name":"q"}',
+  ];
+  const routes: [string, string][] = [
+    ["POST", `/api/v9/workspaces/${w}/clients`],
+    ["PUT", `/api/v9/workspaces/${w}/clients/1`],
+    ["POST", `/api/v9/workspaces/${w}/clients/1/archive`],
+    ["POST", `/api/v9/workspaces/${w}/clients/1/restore`],
+    ["POST", `/api/v9/workspaces/9999999999999999999999/clients`],
+    ["POST", `/webhooks/api/v1/subscriptions/${w}`],
+    ["PUT", `/webhooks/api/v1/subscriptions/${w}/1`],
+    ["PATCH", `/webhooks/api/v1/subscriptions/${w}/1`],
+    ["PUT", "/api/v9/me"],
+  ];
+  const authorization = `Basic ${Buffer.from(`${user.apiToken}:api_token`).toString("base64")}`;
+  for (const [method, path] of routes) {
+    for (const body of bodies) {
+      const res = await fetch(`${sys.url}${path}`, { method, headers: { "content-type": "application/json", authorization }, body });
+      const text = await res.text();
+      if (res.status >= 500) t.fail(`${method} ${path} ${body.slice(0, 60)}: ${res.status} ${text.slice(0, 200)}`);
+    }
+  }
+  t.equal(({} as Record<string, unknown>).polluted, undefined, "no prototype was polluted");
+  const me = await sys.api("GET", "/api/v9/me", { auth: user.auth });
+  t.equal(me.status, 200, "still serving");
+});
