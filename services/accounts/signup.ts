@@ -1,7 +1,8 @@
 import type { SignupRequest } from "../../gen/accounts/v1/accounts_pb.js";
 import { invalid } from "../../lib/errors.js";
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** local@domain.tld, without spaces or control characters. */
+const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 
 export function isValidTimezone(zone: string): boolean {
   try {

@@ -29,6 +29,9 @@ t.test("sign-up rejects bad input and changes nothing", async (t) => {
   const cases: [unknown, string][] = [
     [{ email: "", password }, "Missing e-mail"],
     [{ email: "not-an-email", password }, "Invalid e-mail"],
+    [{ email: "nul\u0000@example.com", password }, "Invalid e-mail"],
+    [{ email: "bell@exam\u0007ple.com", password }, "Invalid e-mail"],
+    [{ email: "del@example.co\u007f", password }, "Invalid e-mail"],
     [{ email: "bob@example.com", password: "short" }, "Password should be at least 6 characters"],
     [{ email: "bob@example.com", password, timezone: "Mars/Olympus" }, "Invalid timezone"],
     [{ email: "ann@example.com", password }, "user with this email already exists"],
