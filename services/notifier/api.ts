@@ -98,12 +98,9 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
         const eventFilters = filtersOf(req.eventFilters, access.premium);
         const url = callbackUrl(req.urlCallback, rules);
         const { maxWebhooks } = workspaceLimits(access.premium);
-        if ((await store.countSubscriptions("tracking", String(req.workspaceId))) >= maxWebhooks) {
-          throw httpError(402, Code.FailedPrecondition, `The workspace has reached its maximum of ${maxWebhooks} webhooks`);
-        }
         const now = clock.now();
         const sub = await store
-          .insertSubscription({
+          .insertSubscriptionWithin({
             family: "tracking",
             workspace_id: String(req.workspaceId),
             user_id: Number(userId),
@@ -116,8 +113,9 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
             validated_at: null,
             created_at: now,
             updated_at: now,
-          })
+          }, maxWebhooks)
           .catch(uniqueDescription);
+        if (!sub) throw httpError(402, Code.FailedPrecondition, `The workspace has reached its maximum of ${maxWebhooks} webhooks`);
         pinger.pingLater(sub, validationUrl(ctx, sub));
         return { subscription: webhookSubscriptionMessage(sub, false) };
       },

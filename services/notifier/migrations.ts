@@ -154,4 +154,19 @@ export const migrations: Migration[] = [
       });
     },
   },
+  {
+    // One row per workspace with subscriptions: creating a subscription locks it, so that the
+    // plan's limit holds when several are created at once.
+    name: "0004_workspace_locks",
+    async up(knex) {
+      await knex.schema.createTable("workspace_locks", (t) => {
+        t.string("family", 10).notNullable();
+        t.string("workspace_id", 40).notNullable();
+        t.primary(["family", "workspace_id"]);
+      });
+    },
+    async down(knex) {
+      await knex.schema.dropTable("workspace_locks");
+    },
+  },
 ];

@@ -1,4 +1,4 @@
-import { dbDate, type Knex } from "../../lib/db.js";
+import { dbDate, isMysql, type Knex } from "../../lib/db.js";
 
 /** Which services' events a subscription receives: the hiring service's, or the time-tracking family's. */
 export type Family = "hiring" | "tracking";
@@ -160,6 +160,27 @@ export class NotifierStore {
     return { ...row, id: Number(id) };
   }
 
+  /**
+   * Inserts a subscription unless its workspace has `max` of them already; undefined then. The
+   * workspace's lock row, taken for the count and the insert, makes concurrent creations wait
+   * for each other, so two cannot both pass the count. (SQLite runs one transaction at a time.)
+   */
+  async insertSubscriptionWithin(row: NewSubscription, max: number): Promise<SubscriptionRow | undefined> {
+    const workspace = { family: row.family, workspace_id: row.workspace_id };
+    // Made outside the transaction: taking the lock after inserting it in the same transaction
+    // would deadlock two creators that both met the row already there (shared, then exclusive).
+    await this.db("workspace_locks").insert(workspace).onConflict(["family", "workspace_id"]).ignore();
+    return this.db.transaction(async (trx) => {
+      const lock = trx("workspace_locks").where(workspace);
+      if (isMysql(this.db)) lock.forUpdate();
+      await lock.first("family");
+      const [{ n }] = await trx("subscriptions").where(workspace).count({ n: "*" });
+      if (Number(n) >= max) return undefined;
+      const [id] = await trx("subscriptions").insert(subscriptionColumns(row));
+      return { ...row, id: Number(id) };
+    });
+  }
+
   async subscription(id: number): Promise<SubscriptionRow | undefined> {
     const row = await this.db("subscriptions").where({ id }).first();
     return row ? subscriptionRow(row) : undefined;
@@ -168,11 +189,6 @@ export class NotifierStore {
   async subscriptionsOf(family: Family, workspaceId: string): Promise<SubscriptionRow[]> {
     const rows = await this.db("subscriptions").where({ family, workspace_id: workspaceId }).orderBy("id");
     return rows.map(subscriptionRow);
-  }
-
-  async countSubscriptions(family: Family, workspaceId: string): Promise<number> {
-    const [{ n }] = await this.db("subscriptions").where({ family, workspace_id: workspaceId }).count({ n: "*" });
-    return Number(n);
   }
 
   /** Every subscription of the given workspaces, for turning a batch of events into notifications. */

@@ -270,6 +270,18 @@ t.test("limits: a free workspace has 1 webhook with up to 3 filters, a premium o
   t.equal((await list(user)).length, 1);
 });
 
+t.test("the limit holds when many subscriptions are created at once", async (t) => {
+  const r = await receiver(t);
+  for (const [name, premium, max] of [["burst", false, 1], ["burst-premium", true, 3]] as const) {
+    const user = await sys.signup(name);
+    if (premium) await sys.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(user.workspaceId), premium: true });
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => create(user, { url_callback: r.url(), event_filters: filters, description: `d${i}` })));
+    t.equal(answers.filter((a) => a.status === 200).length, max, `${name}: ${max} made`);
+    t.equal(answers.filter((a) => a.status === 402).length, 12 - max, `${name}: the others refused`);
+    t.equal((await list(user)).length, max);
+  }
+});
+
 t.test("another workspace's subscriptions can be neither seen nor changed", async (t) => {
   const owner = await sys.signup("owner");
   const other = await sys.signup("other");
