@@ -101,7 +101,7 @@ export function clientRoutes(storage: ServiceStorage, gate: WorkspaceGate, clock
         if (req.name !== undefined) changes.name = clientName(req.name);
         if (req.notes !== undefined) changes.notes = req.notes;
         const row = await change(async (trx, emit) => {
-          const existing = await store.get(Number(req.workspaceId), Number(req.clientId), trx);
+          const existing = await store.getForChange(trx, Number(req.workspaceId), Number(req.clientId));
           if (!existing) throw notFound("Client doesn't exist in the workspace");
           const updated = (await store.update(trx, Number(req.workspaceId), Number(req.clientId), changes))!;
           await emit(clientEvent(updated, "updated", userId));
@@ -113,7 +113,7 @@ export function clientRoutes(storage: ServiceStorage, gate: WorkspaceGate, clock
       async deleteClient(req, ctx) {
         const { userId } = await member(ctx, req.workspaceId);
         await storage.transaction(async (trx, emit) => {
-          const existing = await store.get(Number(req.workspaceId), Number(req.clientId), trx);
+          const existing = await store.getForChange(trx, Number(req.workspaceId), Number(req.clientId));
           if (!existing) throw noClient(req.clientId);
           await store.delete(trx, Number(req.workspaceId), Number(req.clientId));
           await emit(clientEvent(existing, "deleted", userId));
@@ -125,7 +125,7 @@ export function clientRoutes(storage: ServiceStorage, gate: WorkspaceGate, clock
         const { userId, access } = await member(ctx, req.workspaceId);
         if (!access.premium) throw httpError(402, Code.FailedPrecondition, "Archiving clients requires a premium workspace");
         await storage.transaction(async (trx, emit) => {
-          const existing = await store.get(Number(req.workspaceId), Number(req.clientId), trx);
+          const existing = await store.getForChange(trx, Number(req.workspaceId), Number(req.clientId));
           if (!existing) throw noClient(req.clientId);
           if (existing.archived) return;
           const updated = (await store.update(trx, Number(req.workspaceId), Number(req.clientId), { archived: true, at: clock.now() }))!;
@@ -139,7 +139,7 @@ export function clientRoutes(storage: ServiceStorage, gate: WorkspaceGate, clock
         const { userId } = await member(ctx, req.workspaceId);
         if (req.projects.length > 0 && req.restoreAllProjects) throw invalid("Bad Request");
         const row = await storage.transaction(async (trx, emit) => {
-          const existing = await store.get(Number(req.workspaceId), Number(req.clientId), trx);
+          const existing = await store.getForChange(trx, Number(req.workspaceId), Number(req.clientId));
           if (!existing) throw noClient(req.clientId);
           // Named projects must belong to the client; there are none yet.
           if (req.projects.length > 0) throw invalid("Bad Request");

@@ -1,4 +1,4 @@
-import { dbDate as toDate, type Knex } from "../../lib/db.js";
+import { dbDate as toDate, isMysql, type Knex } from "../../lib/db.js";
 import type { ClientStatus } from "./clients.js";
 
 export interface ClientRow {
@@ -29,7 +29,11 @@ function clientRow(row: Record<string, unknown> | undefined): ClientRow | undefi
 
 /** The tracking schema's queries for clients. */
 export class ClientsStore {
-  constructor(private readonly db: Knex) {}
+  private readonly mysql: boolean;
+
+  constructor(private readonly db: Knex) {
+    this.mysql = isMysql(db);
+  }
 
   async list(workspaceId: number, status: ClientStatus, nameContains: string): Promise<ClientRow[]> {
     const q = this.db("clients").where({ workspace_id: workspaceId });
@@ -43,18 +47,30 @@ export class ClientsStore {
     return rows.map((r) => clientRow(r)!);
   }
 
-  async get(workspaceId: number, id: number, trx: Knex = this.db): Promise<ClientRow | undefined> {
-    return clientRow(await trx("clients").where({ workspace_id: workspaceId, id }).first());
+  async get(workspaceId: number, id: number): Promise<ClientRow | undefined> {
+    return clientRow(await this.db("clients").where({ workspace_id: workspaceId, id }).first());
+  }
+
+  /**
+   * The client as it stands now, in a change's transaction, locked until it commits (MySQL;
+   * SQLite runs one transaction at a time). A plain read in a MySQL transaction answers from
+   * the snapshot of its first read: a change that waited for a concurrent one would answer the
+   * client as it was before that one.
+   */
+  async getForChange(trx: Knex.Transaction, workspaceId: number, id: number): Promise<ClientRow | undefined> {
+    const q = trx("clients").where({ workspace_id: workspaceId, id }).first();
+    if (this.mysql) q.forUpdate();
+    return clientRow(await q);
   }
 
   async insert(trx: Knex.Transaction, row: Omit<ClientRow, "id">): Promise<ClientRow> {
     const [id] = await trx("clients").insert(row);
-    return (await this.get(row.workspace_id, Number(id), trx))!;
+    return (await this.getForChange(trx, row.workspace_id, Number(id)))!;
   }
 
   async update(trx: Knex.Transaction, workspaceId: number, id: number, changes: Partial<ClientRow>): Promise<ClientRow | undefined> {
     await trx("clients").where({ workspace_id: workspaceId, id }).update(changes);
-    return this.get(workspaceId, id, trx);
+    return this.getForChange(trx, workspaceId, id);
   }
 
   async delete(trx: Knex.Transaction, workspaceId: number, id: number): Promise<number> {

@@ -1,0 +1,28 @@
+import t from "tap";
+import { ManualClock } from "../../../lib/clock.js";
+import { startTestSystem } from "../../../test/support/harness.js";
+
+/**
+ * Changes of one client at the same moment. The clock stands still, so that a change can
+ * find nothing left to change after waiting for another (the same name, the same `at`): its
+ * answer must still be the client as it stands, not as it was when the change began.
+ */
+
+const sys = await startTestSystem(t, { clock: new ManualClock(new Date("2025-03-01T12:00:00Z")) });
+const owner = await sys.signup("owner");
+const base = `/api/v9/workspaces/${owner.workspaceId}/clients`;
+
+t.test("concurrent identical renames each answer the new name", async (t) => {
+  const created = await sys.api("POST", base, { auth: owner.auth, body: { name: "Hooli" } });
+  for (let round = 0; round < 3; round++) {
+    const name = `Hooli ${round}`;
+    const answers = await Promise.all(Array.from({ length: 8 }, () => sys.api("PUT", `${base}/${created.body.id}`, { auth: owner.auth, body: { name } })));
+    t.same(answers.map((a) => [a.status, a.body.name]), Array.from({ length: 8 }, () => [200, name]), `round ${round}`);
+  }
+});
+
+t.test("concurrent archive and restore answer the client's state after them", async (t) => {
+  const created = await sys.api("POST", base, { auth: owner.auth, body: { name: "Pied Piper" } });
+  const answers = await Promise.all(Array.from({ length: 6 }, () => sys.api("POST", `${base}/${created.body.id}/restore`, { auth: owner.auth, body: {} })));
+  t.same(answers.map((a) => [a.status, a.body.archived]), Array.from({ length: 6 }, () => [200, false]));
+});
