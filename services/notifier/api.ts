@@ -133,8 +133,9 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
         if (req.secret?.trim()) changes.secret = req.secret.trim();
         // A new URL has to prove again that it wants the events.
         if (url !== sub.url) Object.assign(changes, { validation_code: newValidationCode(), validated_at: null });
-        await store.updateSubscription(sub.id, changes).catch(uniqueDescription);
-        const updated = { ...sub, ...changes };
+        // A concurrent DELETE may have won: then there is nothing to answer.
+        const updated = await store.updateSubscription(sub.id, changes).catch(uniqueDescription);
+        if (!updated) throw notFoundIn(req.subscriptionId, req.workspaceId);
         if (url !== sub.url) pinger.pingLater(updated, validationUrl(ctx, updated));
         if (updated.enabled) dispatcher.kick();
         return answer(updated);
@@ -143,17 +144,18 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
       async setWorkspaceSubscriptionEnabled(req, ctx) {
         const { sub } = await visible(ctx, req.workspaceId, req.subscriptionId);
         if (req.enabled === undefined) throw invalid("Field 'enabled' is required");
-        const changes = { enabled: req.enabled, updated_at: clock.now() };
-        await store.updateSubscription(sub.id, changes);
+        const updated = await store.updateSubscription(sub.id, { enabled: req.enabled, updated_at: clock.now() });
+        if (!updated) throw notFoundIn(req.subscriptionId, req.workspaceId);
         // Notifications queued before it was disabled wait for it; they go now.
         if (req.enabled) dispatcher.kick();
-        return answer({ ...sub, ...changes });
+        return answer(updated);
       },
 
       async deleteWorkspaceSubscription(req, ctx) {
         const { sub } = await visible(ctx, req.workspaceId, req.subscriptionId);
         const pending = await store.pendingCounts([sub.id]);
-        await store.deleteSubscription(sub.id);
+        // Of two DELETEs at once, one removes it; the other finds it gone, as it would after.
+        if (!(await store.deleteSubscription(sub.id))) throw notFoundIn(req.subscriptionId, req.workspaceId);
         return { subscription: webhookSubscriptionMessage(sub, (pending.get(sub.id) ?? 0) > 0, clock.now()) };
       },
 

@@ -201,8 +201,10 @@ export class NotifierStore {
     return rows.map(subscriptionRow);
   }
 
-  async updateSubscription(id: number, changes: Partial<NewSubscription>): Promise<void> {
-    await this.db("subscriptions").where({ id }).update(subscriptionColumns(changes));
+  /** Changes a subscription; answers it as it stands after the change, or undefined when it is gone. */
+  async updateSubscription(id: number, changes: Partial<NewSubscription>): Promise<SubscriptionRow | undefined> {
+    const updated = await this.db("subscriptions").where({ id }).update(subscriptionColumns(changes));
+    return updated > 0 ? this.subscription(id) : undefined;
   }
 
   /** Validates when the code is the subscription's; true when it is (or already was) validated. */

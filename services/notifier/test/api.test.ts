@@ -207,6 +207,25 @@ t.test("DELETE answers the subscription with deleted_at and removes it", async (
   t.equal(again.body, `subscription ${sub.subscription_id} for workspace ${user.workspaceId} was not found`);
 });
 
+t.test("of changes at once, those that find the subscription deleted answer 404", async (t) => {
+  const user = await sys.signup("delete-race");
+  const r = await receiver(t);
+  for (let round = 0; round < 3; round++) {
+    const { body: sub } = await create(user, { url_callback: r.url(), event_filters: filters, description: `race ${round}` });
+    const path = `${API}/subscriptions/${user.workspaceId}/${sub.subscription_id}`;
+    const answers = await Promise.all([
+      sys.api("DELETE", path, { auth: user.auth }),
+      sys.api("DELETE", path, { auth: user.auth }),
+      sys.api("DELETE", path, { auth: user.auth }),
+      sys.api("PATCH", path, { auth: user.auth, body: { enabled: false } }),
+    ]);
+    t.same(answers.slice(0, 3).map((a) => a.status).sort(), [200, 404, 404], `round ${round}: one DELETE removes it`);
+    const patch = answers[3];
+    t.ok(patch.status === 404 || (patch.status === 200 && patch.body.enabled === false), `round ${round}: the PATCH came before (200) or after (404)`);
+    t.same(await list(user), []);
+  }
+});
+
 t.test("bad input gets the real service's messages and changes nothing", async (t) => {
   const user = await sys.signup("bad");
   await sys.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(user.workspaceId), premium: true });
