@@ -96,7 +96,7 @@ export async function startSystem(options: {
         const checks = SERVICE_NAMES.map((n) => (services.has(n) ? services.get(n)!.ready() : remoteReady(config.serviceUrls[n])));
         return (await Promise.all(checks)).every(Boolean);
       };
-      gateway = await buildGateway({ directory, log, ready });
+      gateway = await buildGateway({ directory, log, ready, trustProxy: config.trustProxy });
       await gateway.listen({ port: config.ports.gateway, host: options.host ?? "0.0.0.0" });
       ports.gateway = (gateway.server.address() as { port: number }).port;
     }

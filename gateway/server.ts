@@ -25,6 +25,8 @@ export interface GatewayOptions {
   ready: () => Promise<boolean>;
   services?: DescService[];
   throttle?: FailureThrottle;
+  /** Fastify's trustProxy (see Config.trustProxy); by default proxies on private networks. */
+  trustProxy?: boolean | string;
 }
 
 function send(reply: FastifyReply, r: ErrorReply): FastifyReply {
@@ -81,7 +83,9 @@ export async function buildGateway(options: GatewayOptions) {
     loggerInstance: log as unknown as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
-    trustProxy: true,
+    // The client's address (the failure throttle's key) comes from X-Forwarded-For only when the
+    // peer is a trusted proxy: a client that can reach the gateway directly cannot choose it.
+    trustProxy: options.trustProxy ?? "loopback,linklocal,uniquelocal",
     // What the router refuses before any route: a malformed percent-encoding (400) and a path
     // segment over 100 characters (414), in the family's error format.
     frameworkErrors: (err, req, reply) => {

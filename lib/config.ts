@@ -29,6 +29,12 @@ export interface Config {
   webhookAllowInternal: boolean;
   /** Days the notifier keeps finished notifications, the delivery log and unused event payloads. */
   webhookRetentionDays: number;
+  /**
+   * Which peers the gateway believes about the client's address (X-Forwarded-For): Fastify's
+   * `trustProxy` (false, true, or a comma list of addresses, CIDR ranges and the keywords
+   * loopback, linklocal, uniquelocal).
+   */
+  trustProxy: boolean | string;
   /** Prefix of the NATS stream and consumer names (tests use their own). */
   natsPrefix: string;
 }
@@ -47,6 +53,16 @@ function envPositiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: numbe
   const value = Number(raw);
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got ${raw}`);
   return value;
+}
+
+/** Proxies on private networks (an ingress in the cluster), never a client on the internet. */
+const DEFAULT_TRUST_PROXY = "loopback,linklocal,uniquelocal";
+
+function envTrustProxy(env: NodeJS.ProcessEnv): boolean | string {
+  const raw = (env.TRUST_PROXY ?? "").trim();
+  if (raw === "") return DEFAULT_TRUST_PROXY;
+  if (raw === "true" || raw === "false") return raw === "true";
+  return raw;
 }
 
 /** The internal token: INTERNAL_TOKEN, or one kept in the data directory so the admin CLI finds it. */
@@ -82,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     serviceUrls: { hiring: url("hiring"), accounts: url("accounts"), tracking: url("tracking"), notifier: url("notifier") },
     webhookAllowInternal: env.WEBHOOK_ALLOW_INTERNAL === "1",
     webhookRetentionDays: envPositiveNumber(env, "WEBHOOK_RETENTION_DAYS", 30),
+    trustProxy: envTrustProxy(env),
     natsPrefix: env.NATS_PREFIX ?? "",
   };
 }

@@ -18,3 +18,23 @@ t.test("repeated failed authentication is answered 429 in each family's format",
   t.equal(hiring.status, 429);
   t.same(hiring.body, { error: { type: "RateLimitError" } });
 });
+
+/** Fails authentication `times` times, each claiming the forwarded address `forwardedFor(i)`. */
+async function guess(system: typeof sys, times: number, forwardedFor: (i: number) => string) {
+  let last = 0;
+  for (let i = 0; i < times; i++) {
+    last = (await system.api("GET", "/api/v2/openings", { auth: { bearer: `key_x.guess${i}` }, headers: { "x-forwarded-for": forwardedFor(i) } })).status;
+  }
+  return last;
+}
+
+t.test("X-Forwarded-For counts only from a trusted proxy (by default one on a private network)", async (t) => {
+  // The test's requests come from loopback: a trusted proxy by default.
+  const trusting = await startTestSystem(t);
+  t.equal(await guess(trusting, 40, (i) => `203.0.113.${i}`), 401, "forwarded clients are told apart");
+  t.equal(await guess(trusting, 40, () => "203.0.113.200"), 429, "one forwarded client is throttled");
+
+  // Trusting no proxy, the forwarded address is ignored: rotating it does not escape the throttle.
+  const direct = await startTestSystem(t, { env: { TRUST_PROXY: "false" } });
+  t.equal(await guess(direct, 40, (i) => `203.0.113.${i}`), 429);
+});

@@ -18,3 +18,10 @@ t.test("a WEBHOOK_RETENTION_DAYS that is no positive number fails loading the co
     t.throws(() => loadConfig(env({ WEBHOOK_RETENTION_DAYS: value })), { message: `WEBHOOK_RETENTION_DAYS must be a positive number, got ${value}` }, value);
   }
 });
+
+t.test("TRUST_PROXY: proxies on private networks by default, or as given", async (t) => {
+  t.equal(loadConfig(env({})).trustProxy, "loopback,linklocal,uniquelocal");
+  t.equal(loadConfig(env({ TRUST_PROXY: "false" })).trustProxy, false);
+  t.equal(loadConfig(env({ TRUST_PROXY: "true" })).trustProxy, true);
+  t.equal(loadConfig(env({ TRUST_PROXY: " 10.0.0.0/8, 192.168.1.1 " })).trustProxy, "10.0.0.0/8, 192.168.1.1");
+});
