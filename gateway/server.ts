@@ -68,9 +68,9 @@ function requestMessage(route: RestRoute, req: FastifyRequest): Record<string, u
   return message;
 }
 
+/** The URL the client asked for: scheme and host as a trusted proxy forwards them (X-Forwarded-Proto, -Host). */
 function publicUrl(req: FastifyRequest): string {
-  const proto = (req.headers["x-forwarded-proto"] as string | undefined)?.split(",")[0]?.trim() || req.protocol;
-  return `${proto}://${req.headers.host ?? "localhost"}${req.url}`;
+  return `${req.protocol}://${req.host || "localhost"}${req.url}`;
 }
 
 /**

@@ -246,6 +246,9 @@ t.test("links.next is the full URL with after_id set to the page's last candidat
   t.equal(new URL(second.body.links.next).searchParams.getAll("after_id").length, 1);
   const alias = await sys.api("GET", "/api/v2.2/candidates?limit=2", { auth: ws.auth });
   t.equal(new URL(alias.body.links.next).pathname, "/api/v2.2/candidates", "the next link stays on the version asked for");
+  // Behind a proxy (the test's loopback peer is trusted by default) the link is the public URL.
+  const proxied = await sys.api("GET", "/api/v2/candidates?limit=2", { auth: ws.auth, headers: { "x-forwarded-proto": "https", "x-forwarded-host": "hiring.example.com" } });
+  t.match(proxied.body.links.next, /^https:\/\/hiring\.example\.com\/api\/v2\/candidates\?limit=2&after_id=/);
 });
 
 t.test("after_id seeks from that candidate's place, also one the filters leave out", async (t) => {
