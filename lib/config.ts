@@ -70,7 +70,7 @@ function internalToken(env: NodeJS.ProcessEnv, dataDir: string): string {
   if (env.INTERNAL_TOKEN) return env.INTERNAL_TOKEN;
   const file = join(dataDir, "internal-token");
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const token = randomBytes(32).toString("base64url");
   writeFileSync(file, token, { mode: 0o600, flag: "wx" });
   return token;

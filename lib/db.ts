@@ -47,7 +47,8 @@ export async function connectDatabase(config: Config, service: ServiceName): Pro
       pool: { min: 0, max: 10 },
     });
   }
-  mkdirSync(config.dataDir, { recursive: true });
+  // Only the service user may read the databases (password and token hashes) and the token.
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   return knexFactory({
     client: "better-sqlite3",
     connection: { filename: join(config.dataDir, `${service}.sqlite`) },

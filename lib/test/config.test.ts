@@ -1,4 +1,7 @@
 import t from "tap";
+import { mkdtempSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { loadConfig } from "../config.js";
 
 /** Configuration read from the environment: defaults, and values refused with a clear error. */
@@ -24,4 +27,11 @@ t.test("TRUST_PROXY: proxies on private networks by default, or as given", async
   t.equal(loadConfig(env({ TRUST_PROXY: "false" })).trustProxy, false);
   t.equal(loadConfig(env({ TRUST_PROXY: "true" })).trustProxy, true);
   t.equal(loadConfig(env({ TRUST_PROXY: " 10.0.0.0/8, 192.168.1.1 " })).trustProxy, "10.0.0.0/8, 192.168.1.1");
+});
+
+t.test("a data directory the system makes is its user's alone", async (t) => {
+  const dir = join(mkdtempSync(join(tmpdir(), "workhub-config-")), "data");
+  loadConfig({ DATA_DIR: dir });
+  t.equal(statSync(dir).mode & 0o777, 0o700);
+  t.equal(statSync(join(dir, "internal-token")).mode & 0o777, 0o600);
 });
