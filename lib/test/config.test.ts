@@ -1,5 +1,5 @@
 import t from "tap";
-import { mkdtempSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../config.js";
@@ -30,7 +30,9 @@ t.test("TRUST_PROXY: proxies on private networks by default, or as given", async
 });
 
 t.test("a data directory the system makes is its user's alone", async (t) => {
-  const dir = join(mkdtempSync(join(tmpdir(), "workhub-config-")), "data");
+  const parent = mkdtempSync(join(tmpdir(), "workhub-config-"));
+  t.teardown(() => rmSync(parent, { recursive: true, force: true }));
+  const dir = join(parent, "data");
   loadConfig({ DATA_DIR: dir });
   t.equal(statSync(dir).mode & 0o777, 0o700);
   t.equal(statSync(join(dir, "internal-token")).mode & 0o777, 0o600);
