@@ -45,11 +45,16 @@ export class KeyVerifier {
   /** Counts `forget` calls: a row read before one is not remembered (it may be the forgotten key's). */
   private forgets = 0;
 
+  private readonly ttlMs: number;
+  private readonly now: () => number;
+
   constructor(
     private readonly load: (id: string) => Promise<{ workspace_id: string; secret_hash: string } | undefined>,
-    private readonly ttlMs = 2_000,
-    private readonly now: () => number = Date.now,
-  ) {}
+    options: { ttlMs?: number; now?: () => number } = {},
+  ) {
+    this.ttlMs = options.ttlMs ?? 2_000;
+    this.now = options.now ?? Date.now;
+  }
 
   /** The key's workspace, or undefined for a malformed, unknown, revoked or wrong key. */
   async verify(apiKey: string): Promise<string | undefined> {

@@ -26,7 +26,7 @@ const TABLE_OF_KIND = { opening: "openings", category: "categories", tag: "tags"
 
 export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
   const store = new HiringStore(storage.db);
-  const keys = new KeyVerifier((id) => store.apiKey(id));
+  const keys = new KeyVerifier((id) => store.apiKey(id), { now: () => clock.now().getTime() });
 
   /**
    * Runs a change. Concurrent writers of one workspace can deadlock in MySQL (the candidate

@@ -18,7 +18,7 @@ t.test("the key row is read once per interval; the secret is checked on every ca
   const key = newApiKey();
   rows.set(key.id, { workspace_id: "ws_a", secret_hash: key.secretHash });
   let now = 1_000;
-  const verifier = new KeyVerifier(load, 2_000, () => now);
+  const verifier = new KeyVerifier(load, { ttlMs: 2_000, now: () => now });
 
   t.equal(await verifier.verify(key.key), "ws_a");
   t.equal(await verifier.verify(key.key), "ws_a");
