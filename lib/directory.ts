@@ -58,7 +58,16 @@ export class Directory {
     return t;
   }
 
+  /**
+   * A client of the named service. Its transport is looked up at each call, so a client made
+   * before the service registers in this process (services start in turn) still calls it in
+   * memory.
+   */
   client<S extends DescService>(name: ServiceName, service: S): Client<S> {
-    return createClient(service, this.transport(name));
+    const transport: Transport = {
+      unary: (...args) => this.transport(name).unary(...args),
+      stream: (...args) => this.transport(name).stream(...args),
+    };
+    return createClient(service, transport);
   }
 }

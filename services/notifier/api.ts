@@ -165,7 +165,8 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
         if (!sub?.validation_code || !secretsEqual(sub.validation_code, req.validationCode)) {
           throw notFoundIn(req.subscriptionId, req.workspaceId);
         }
-        await store.validate(sub.id, sub.validation_code, clock.now());
+        // A PUT with a new URL may have replaced the code meanwhile: then this link validates nothing.
+        if (!(await store.validate(sub.id, sub.validation_code, clock.now()))) throw notFoundIn(req.subscriptionId, req.workspaceId);
         return { status: "OK" };
       },
 

@@ -1,10 +1,16 @@
 import * as http from "node:http";
 import * as https from "node:https";
-import { isIP } from "node:net";
-import { allowedPort, guardedLookup, isInternalAddress, type Resolver, type TargetRules } from "./target.js";
+import { guardedLookup, refusedUrl, type Resolver, type TargetRules } from "./target.js";
 
 /** A receiver must answer within this time. */
 export const DELIVERY_TIMEOUT_MS = 5_000;
+
+/** Why a connection is not even tried (see refusedUrl). */
+const REFUSALS = {
+  scheme: "URL must use http or https",
+  port: "refusing to connect to a port other than 80 or 443",
+  internal: "refusing to connect to an internal address",
+} as const;
 
 /** How much of an answer is read when it matters (a ping's validation code); the rest is ignored. */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -53,13 +59,9 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       } catch {
         return resolve(done({ ok: false, error: "invalid URL" }));
       }
-      if (target.protocol !== "http:" && target.protocol !== "https:") return resolve(done({ ok: false, error: "URL must use http or https" }));
-      const host = target.hostname.replace(/^\[|\]$/g, "");
-      if (!options.allowInternal) {
-        if (!allowedPort(target)) return resolve(done({ ok: false, error: "refusing to connect to a port other than 80 or 443" }));
-        // Literal addresses are connected to without a lookup, so they are checked here.
-        if (isIP(host) && isInternalAddress(host)) return resolve(done({ ok: false, error: "refusing to connect to an internal address" }));
-      }
+      // Literal addresses are connected to without a lookup, so the URL itself is checked here.
+      const refused = refusedUrl(target, options);
+      if (refused) return resolve(done({ ok: false, error: REFUSALS[refused] }));
       let settled = false;
       const finish = (r: Omit<DeliveryResult, "latencyMs">) => {
         if (settled) return;

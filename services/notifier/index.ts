@@ -28,7 +28,6 @@ export interface NotifierOptions {
 export interface Notifier extends ServiceInstance {
   store: NotifierStore;
   dispatcher: Dispatcher;
-  ingester: Ingester;
   counters: DeliveryMetrics;
   retention: Retention;
   /** Prometheus text: the counters and every subscription's queue depth (GET /metrics). */
@@ -46,10 +45,7 @@ export async function openNotifier(deps: ServiceDeps, options: NotifierOptions =
   const ingester = new Ingester(store, deps.bus, deps.clock, deps.log, (ids) => dispatcher.notify(ids), { leaseMs: options.ingestLeaseMs });
   const pinger = new Pinger(store, deliver, deps.clock, deps.log);
   const retention = new Retention(store, deps.clock, deps.log, { ...options.retention, keepMs: options.retention?.keepMs ?? deps.config.webhookRetentionDays * DAY_MS });
-  // The notifier starts before the accounts service registers in this process, and a client
-  // picks its transport when made: the gate is made at its first use.
-  let gate: WorkspaceGate | undefined;
-  const workspaceGate: Pick<WorkspaceGate, "require"> = { require: (...args) => (gate ??= new WorkspaceGate(deps.directory)).require(...args) };
+  const workspaceGate = new WorkspaceGate(deps.directory);
   const admin = webhookAdminRoutes({ store, clock: deps.clock, rules, metrics, dispatcher });
   const api = trackingWebhookRoutes({ store, gate: workspaceGate, clock: deps.clock, rules, pinger, dispatcher });
   return {
@@ -76,7 +72,6 @@ export async function openNotifier(deps: ServiceDeps, options: NotifierOptions =
     counters: metrics,
     store,
     dispatcher,
-    ingester,
     retention,
   };
 }

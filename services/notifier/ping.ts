@@ -7,9 +7,6 @@ import { signatureHeaders } from "./signing.js";
 import type { NotifierStore, SubscriptionRow } from "./store.js";
 
 export interface PingOutcome {
-  ok: boolean;
-  /** The receiver echoed the validation code, so the subscription is validated now. */
-  validated: boolean;
   /** "OK", or what went wrong. */
   status: string;
 }
@@ -50,13 +47,13 @@ export class Pinger {
     const body = JSON.stringify(pingPayload(sub, now, validationUrl));
     const id = `ping_${randomToken(12)}`;
     const result = await this.deliver(sub.url, body, signatureHeaders(sub.secret, id, Math.floor(now.getTime() / 1000), body), { readAnswer: true });
-    let validated = false;
+    // A receiver that echoes the validation code validates the subscription.
     const code = echoedCode(result.answer);
     if (result.ok && !sub.validated_at && sub.validation_code && code === sub.validation_code) {
-      validated = await this.store.validate(sub.id, code, this.clock.now());
+      await this.store.validate(sub.id, code, this.clock.now());
     }
     await this.store.recordPing(sub.id, this.clock.now(), result);
-    return { ok: result.ok, validated, status: result.ok ? "OK" : `Failed: ${result.error ?? `status ${result.status}`}` };
+    return { status: result.ok ? "OK" : `Failed: ${result.error ?? `status ${result.status}`}` };
   }
 
   /** Sends the validation request without making the caller wait. */

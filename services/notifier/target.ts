@@ -50,7 +50,21 @@ export function allowedPort(url: URL): boolean {
   return url.port === "" || url.port === "80" || url.port === "443";
 }
 
-/** Checks a callback URL's form: http(s), and ports 80/443 unless the rules are relaxed. */
+/**
+ * What the rules refuse in a URL itself, before any name is resolved: a scheme other than
+ * http(s), and unless they are relaxed a port other than 80/443 or a literal internal address.
+ * Checked when a subscription is made and again before each connection.
+ */
+export function refusedUrl(url: URL, rules: TargetRules): "scheme" | "port" | "internal" | undefined {
+  if (url.protocol !== "http:" && url.protocol !== "https:") return "scheme";
+  if (rules.allowInternal) return undefined;
+  if (!allowedPort(url)) return "port";
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  if (isIP(host) && isInternalAddress(host)) return "internal";
+  return undefined;
+}
+
+/** Checks a callback URL when a subscription is made: refusedUrl, no credentials, no internal host names. */
 export function checkTargetUrl(raw: string, rules: TargetRules): string | undefined {
   let url: URL;
   try {
@@ -58,12 +72,13 @@ export function checkTargetUrl(raw: string, rules: TargetRules): string | undefi
   } catch {
     return "URL is not valid";
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return "URL must use http or https";
+  const refused = refusedUrl(url, rules);
+  if (refused === "scheme") return "URL must use http or https";
   if (url.username || url.password) return "URL must not contain credentials";
+  if (refused === "port") return "URL port must be 80 or 443";
+  if (refused === "internal") return "URL must not point to an internal address";
   if (rules.allowInternal) return undefined;
-  if (!allowedPort(url)) return "URL port must be 80 or 443";
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (isIP(host) && isInternalAddress(host)) return "URL must not point to an internal address";
+  const host = url.hostname;
   if (host === "localhost" || host.endsWith(".localhost") || host.endsWith(".internal") || host.endsWith(".local")) return "URL must not point to an internal address";
   return undefined;
 }
