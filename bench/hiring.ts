@@ -1,14 +1,14 @@
 import * as http from "node:http";
-import { benchListQuery, cpuMs, freePort, log, rssMiB, startProcess, stopProcess } from "./support.js";
+import { benchListQuery, cpuMs, log, rssMiB, startProcess, stopProcess } from "./support.js";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { loadConfig, type Config } from "../lib/config.js";
-import { connectDatabase, type Knex } from "../lib/db.js";
+import { connectDatabase, isMysql, type Knex } from "../lib/db.js";
 import { Directory } from "../lib/directory.js";
 import { HiringAdminService } from "../gen/hiring/v1/admin_pb.js";
-import { cleanUp } from "../test/support/harness.js";
+import { cleanUp, freePort } from "../test/support/harness.js";
 import { HiringStore } from "../services/hiring/store.js";
 import { SyntheticHiring } from "../services/hiring/synthetic.js";
 import { readImport } from "../services/hiring/importing.js";
@@ -64,7 +64,7 @@ async function load(db: Knex, workspaceId: string): Promise<void> {
     if (done % (CHUNK * 10) === 0 || done === CANDIDATES) log(`  loaded ${done}/${CANDIDATES} candidates (${((Date.now() - started) / 1000).toFixed(0)} s)`);
   }
   // MySQL refreshes index statistics by itself; SQLite's planner needs them gathered.
-  if (db.client.config.client !== "mysql2") await db.raw("ANALYZE");
+  if (!isMysql(db)) await db.raw("ANALYZE");
 }
 
 interface Measurement {

@@ -1,4 +1,3 @@
-import * as net from "node:net";
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
@@ -11,14 +10,6 @@ export function log(line: string): void {
   process.stderr.write(`${line}\n`);
 }
 
-/** A port that was free a moment ago, for a child system's gateway. */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /**
  * CPU time (user + system, ms) a process has used so far, from /proc (Linux), or undefined

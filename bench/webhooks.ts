@@ -1,10 +1,10 @@
 import * as http from "node:http";
 import * as net from "node:net";
-import { freePort, log, startProcess, stopProcess } from "./support.js";
+import { log, startProcess, stopProcess } from "./support.js";
 import { loadConfig } from "../lib/config.js";
 import { Directory } from "../lib/directory.js";
 import { WebhookAdminService } from "../gen/notifier/v1/webhooks_pb.js";
-import { cleanUp, testEnv } from "../test/support/harness.js";
+import { cleanUp, freePort, testEnv } from "../test/support/harness.js";
 
 /**
  * `npm run bench:webhooks`: N subscriptions times M events to local receivers.

@@ -25,8 +25,8 @@ export interface GatewayOptions {
   ready: () => Promise<boolean>;
   services?: DescService[];
   throttle?: FailureThrottle;
-  /** Fastify's trustProxy (see Config.trustProxy); by default proxies on private networks. */
-  trustProxy?: boolean | string;
+  /** Fastify's trustProxy: which peers' X-Forwarded-* headers count (Config.trustProxy). */
+  trustProxy: boolean | string;
 }
 
 function send(reply: FastifyReply, r: ErrorReply): FastifyReply {
@@ -85,7 +85,7 @@ export async function buildGateway(options: GatewayOptions) {
     bodyLimit: BODY_LIMIT,
     // The client's address (the failure throttle's key) comes from X-Forwarded-For only when the
     // peer is a trusted proxy: a client that can reach the gateway directly cannot choose it.
-    trustProxy: options.trustProxy ?? "loopback,linklocal,uniquelocal",
+    trustProxy: options.trustProxy,
     // What the router refuses before any route: a malformed percent-encoding (400) and a path
     // segment over 100 characters (414), in the family's error format.
     frameworkErrors: (err, req, reply) => {

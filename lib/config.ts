@@ -65,12 +65,17 @@ function envTrustProxy(env: NodeJS.ProcessEnv): boolean | string {
   return raw;
 }
 
+/** Makes the data directory if it is missing, readable by this user alone: it holds the databases and the token. */
+export function ensureDataDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+}
+
 /** The internal token: INTERNAL_TOKEN, or one kept in the data directory so the admin CLI finds it. */
 function internalToken(env: NodeJS.ProcessEnv, dataDir: string): string {
   if (env.INTERNAL_TOKEN) return env.INTERNAL_TOKEN;
   const file = join(dataDir, "internal-token");
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  ensureDataDir(dataDir);
   const token = randomBytes(32).toString("base64url");
   writeFileSync(file, token, { mode: 0o600, flag: "wx" });
   return token;

@@ -1,7 +1,6 @@
 import knexFactory, { type Knex } from "knex";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { Config, ServiceName } from "./config.js";
+import { ensureDataDir, type Config, type ServiceName } from "./config.js";
 
 export type { Knex };
 
@@ -47,8 +46,7 @@ export async function connectDatabase(config: Config, service: ServiceName): Pro
       pool: { min: 0, max: 10 },
     });
   }
-  // Only the service user may read the databases (password and token hashes) and the token.
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  ensureDataDir(config.dataDir);
   return knexFactory({
     client: "better-sqlite3",
     connection: { filename: join(config.dataDir, `${service}.sqlite`) },

@@ -3,8 +3,8 @@ import type { CandidateRow } from "./store.js";
 import { candidateStanding, gradeTest, orderTests, testSummary, type TestData } from "./scoring.js";
 
 /** Hire states a candidate can be in; the empty string is "not decided". */
-export const HIRE_STATES = ["", "possible-hire", "rejected"] as const;
-export const MAX_RATING = 3;
+const HIRE_STATES = ["", "possible-hire", "rejected"] as const;
+const MAX_RATING = 3;
 
 export interface ContactInfoData {
   full_name: string;

@@ -91,7 +91,7 @@ function readContactInfo(r: RecordReader): ContactInfoData | null {
   };
 }
 
-export function readCandidate(r: RecordReader): CandidateData {
+function readCandidate(r: RecordReader): CandidateData {
   const points = r.raw("points");
   const score = r.raw("score");
   const given = points === undefined && score === undefined ? undefined : { points: r.number("points", 0), score: r.number("score", 0) };

@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { sortableId } from "../../lib/ids.js";
+import type { Clock } from "../../lib/clock.js";
 
 /**
  * An API key is `<key id>.<secret>`: the id finds the stored row, the secret is checked
@@ -45,15 +46,14 @@ export class KeyVerifier {
   /** Counts `forget` calls: a row read before one is not remembered (it may be the forgotten key's). */
   private forgets = 0;
 
-  private readonly ttlMs: number;
-  private readonly now: () => number;
-
   constructor(
     private readonly load: (id: string) => Promise<{ workspace_id: string; secret_hash: string } | undefined>,
-    options: { ttlMs?: number; now?: () => number } = {},
-  ) {
-    this.ttlMs = options.ttlMs ?? 2_000;
-    this.now = options.now ?? Date.now;
+    private readonly clock: Clock,
+    private readonly ttlMs = 2_000,
+  ) {}
+
+  private now(): number {
+    return this.clock.now().getTime();
   }
 
   /** The key's workspace, or undefined for a malformed, unknown, revoked or wrong key. */

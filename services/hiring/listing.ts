@@ -4,10 +4,10 @@ import { typedError } from "../../lib/errors.js";
 import { emailKey } from "./candidates.js";
 
 /** Candidate list page sizes: the specification's default, and our maximum (it names none). */
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
+const DEFAULT_LIMIT = 100;
+const MAX_LIMIT = 1000;
 /** More tag ids than any workspace uses in one filter; each costs an index probe per row. */
-export const MAX_TAG_FILTER = 50;
+const MAX_TAG_FILTER = 50;
 
 export interface CandidateFilters {
   jobOpeningId?: string;
@@ -33,7 +33,7 @@ export interface CandidateQuery {
 export const validationError = (message: string) => typedError(Code.InvalidArgument, "ValidationError", message);
 
 /** An empty query value (`?email=`) is the same as leaving the parameter out. */
-function given(v: string | undefined): string | undefined {
+export function given(v: string | undefined): string | undefined {
   return v === undefined || v.trim() === "" ? undefined : v;
 }
 

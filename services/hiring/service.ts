@@ -13,7 +13,7 @@ import { RecordReader } from "./records.js";
 import { importDocument, readImport, readTest, type Reference } from "./importing.js";
 import { candidateChangeEvent, candidateData, candidateRow, checkHireState, checkRating, sameCandidate, type CandidateData } from "./candidates.js";
 import { sameAttempt } from "./scoring.js";
-import { candidateQuery, nextPageUrl, validationError } from "./listing.js";
+import { candidateQuery, given, nextPageUrl, validationError } from "./listing.js";
 import { candidateDetailMessage, candidateMessage, categoryMessage, openingMessage, tagMessage } from "./messages.js";
 
 const unauthorized = () => typedError(Code.Unauthenticated, "UnauthorizedError");
@@ -26,7 +26,7 @@ const TABLE_OF_KIND = { opening: "openings", category: "categories", tag: "tags"
 
 export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
   const store = new HiringStore(storage.db);
-  const keys = new KeyVerifier((id) => store.apiKey(id), { now: () => clock.now().getTime() });
+  const keys = new KeyVerifier((id) => store.apiKey(id), clock);
 
   /**
    * Runs a change. Concurrent writers of one workspace can deadlock in MySQL (the candidate
@@ -133,8 +133,7 @@ export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
       },
 
       async listCategories(req, ctx) {
-        const openingId = req.jobOpeningId === undefined || req.jobOpeningId.trim() === "" ? undefined : req.jobOpeningId;
-        const rows = await store.categories(requireHiringWorkspace(ctx), openingId);
+        const rows = await store.categories(requireHiringWorkspace(ctx), given(req.jobOpeningId));
         return { data: rows.map(categoryMessage) };
       },
 

@@ -215,8 +215,8 @@ export class HiringStore {
     const out = new Map<string, { row: CandidateRow; tagIds: string[] }>();
     for (const part of chunks(ids)) {
       const q = this.withTests(db).where({ "c.workspace_id": workspaceId }).whereIn("c.id", part);
-      // SQLite serializes writers already; MySQL needs the row lock against a concurrent change.
-      if (options.lock && this.mysql) q.forUpdate();
+      // MySQL needs the row lock against a concurrent change; knex leaves it out on SQLite, which serializes writers.
+      if (options.lock) q.forUpdate();
       for (const r of await q) out.set(r.id, { row: candidateRow(r), tagIds: [] });
       const tags: { candidate_id: string; tag_id: string }[] = await db("candidate_tags")
         .where({ workspace_id: workspaceId })
@@ -247,7 +247,8 @@ export class HiringStore {
       await trx("candidates").where({ workspace_id, id }).update(rest);
       if (tests !== before.tests) await trx("candidate_tests").where({ workspace_id, candidate_id: id }).update({ tests });
     }
-    for (const part of chunks(changes.map((c) => c.row.id))) {
+    // New candidates have no entries yet.
+    for (const part of chunks(changes.filter((c) => c.before).map((c) => c.row.id))) {
       await trx("candidate_tags").where({ workspace_id: workspaceId }).whereIn("candidate_id", part).delete();
     }
     const tags = changes.flatMap(({ row, tagIds }) =>

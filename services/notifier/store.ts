@@ -1,4 +1,4 @@
-import { dbDate, isMysql, type Knex } from "../../lib/db.js";
+import { dbDate, type Knex } from "../../lib/db.js";
 
 /** Which services' events a subscription receives: the hiring service's, or the time-tracking family's. */
 export type Family = "hiring" | "tracking";
@@ -171,9 +171,8 @@ export class NotifierStore {
     // would deadlock two creators that both met the row already there (shared, then exclusive).
     await this.db("workspace_locks").insert(workspace).onConflict(["family", "workspace_id"]).ignore();
     return this.db.transaction(async (trx) => {
-      const lock = trx("workspace_locks").where(workspace);
-      if (isMysql(this.db)) lock.forUpdate();
-      await lock.first("family");
+      // FOR UPDATE on MySQL; knex leaves it out on SQLite, which runs one transaction at a time.
+      await trx("workspace_locks").where(workspace).first("family").forUpdate();
       const [{ n }] = await trx("subscriptions").where(workspace).count({ n: "*" });
       if (Number(n) >= max) return undefined;
       const [id] = await trx("subscriptions").insert(subscriptionColumns(row));

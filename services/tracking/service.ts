@@ -103,7 +103,7 @@ export function clientRoutes(storage: ServiceStorage, gate: WorkspaceGate, clock
         const row = await change(async (trx, emit) => {
           const existing = await store.getForChange(trx, Number(req.workspaceId), Number(req.clientId));
           if (!existing) throw notFound("Client doesn't exist in the workspace");
-          const updated = (await store.update(trx, Number(req.workspaceId), Number(req.clientId), changes))!;
+          const updated = await store.update(trx, existing, changes);
           await emit(clientEvent(updated, "updated", userId));
           return updated;
         });
@@ -128,7 +128,7 @@ export function clientRoutes(storage: ServiceStorage, gate: WorkspaceGate, clock
           const existing = await store.getForChange(trx, Number(req.workspaceId), Number(req.clientId));
           if (!existing) throw noClient(req.clientId);
           if (existing.archived) return;
-          const updated = (await store.update(trx, Number(req.workspaceId), Number(req.clientId), { archived: true, at: clock.now() }))!;
+          const updated = await store.update(trx, existing, { archived: true, at: clock.now() });
           await emit(clientEvent(updated, "updated", userId));
         });
         // Projects are not stored yet, so no project is archived with the client.
@@ -144,7 +144,7 @@ export function clientRoutes(storage: ServiceStorage, gate: WorkspaceGate, clock
           // Named projects must belong to the client; there are none yet.
           if (req.projects.length > 0) throw invalid("Bad Request");
           if (!existing.archived) return existing;
-          const updated = (await store.update(trx, Number(req.workspaceId), Number(req.clientId), { archived: false, at: clock.now() }))!;
+          const updated = await store.update(trx, existing, { archived: false, at: clock.now() });
           await emit(clientEvent(updated, "updated", userId));
           return updated;
         });

@@ -1,4 +1,4 @@
-import { dbDate as toDate, isMysql, type Knex } from "../../lib/db.js";
+import { dbDate as toDate, type Knex } from "../../lib/db.js";
 import type { ClientStatus } from "./clients.js";
 
 export interface ClientRow {
@@ -29,11 +29,7 @@ function clientRow(row: Record<string, unknown> | undefined): ClientRow | undefi
 
 /** The tracking schema's queries for clients. */
 export class ClientsStore {
-  private readonly mysql: boolean;
-
-  constructor(private readonly db: Knex) {
-    this.mysql = isMysql(db);
-  }
+  constructor(private readonly db: Knex) {}
 
   async list(workspaceId: number, status: ClientStatus, nameContains: string): Promise<ClientRow[]> {
     const q = this.db("clients").where({ workspace_id: workspaceId });
@@ -52,25 +48,24 @@ export class ClientsStore {
   }
 
   /**
-   * The client as it stands now, in a change's transaction, locked until it commits (MySQL;
-   * SQLite runs one transaction at a time). A plain read in a MySQL transaction answers from
-   * the snapshot of its first read: a change that waited for a concurrent one would answer the
-   * client as it was before that one.
+   * The client as it stands now, in a change's transaction, locked until it commits (SELECT
+   * ... FOR UPDATE; knex leaves it out on SQLite, which runs one transaction at a time). A
+   * plain read in a MySQL transaction answers from the snapshot of its first read: a change
+   * that waited for a concurrent one would see the client as it was before that one.
    */
   async getForChange(trx: Knex.Transaction, workspaceId: number, id: number): Promise<ClientRow | undefined> {
-    const q = trx("clients").where({ workspace_id: workspaceId, id }).first();
-    if (this.mysql) q.forUpdate();
-    return clientRow(await q);
+    return clientRow(await trx("clients").where({ workspace_id: workspaceId, id }).first().forUpdate());
   }
 
   async insert(trx: Knex.Transaction, row: Omit<ClientRow, "id">): Promise<ClientRow> {
     const [id] = await trx("clients").insert(row);
-    return (await this.getForChange(trx, row.workspace_id, Number(id)))!;
+    return { ...row, id: Number(id) };
   }
 
-  async update(trx: Knex.Transaction, workspaceId: number, id: number, changes: Partial<ClientRow>): Promise<ClientRow | undefined> {
-    await trx("clients").where({ workspace_id: workspaceId, id }).update(changes);
-    return this.getForChange(trx, workspaceId, id);
+  /** Changes a client read with getForChange; answers it as it stands after the change. */
+  async update(trx: Knex.Transaction, existing: ClientRow, changes: Partial<ClientRow>): Promise<ClientRow> {
+    await trx("clients").where({ workspace_id: existing.workspace_id, id: existing.id }).update(changes);
+    return { ...existing, ...changes };
   }
 
   async delete(trx: Knex.Transaction, workspaceId: number, id: number): Promise<number> {

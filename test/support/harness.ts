@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import * as http from "node:http";
+import * as net from "node:net";
 import { connect } from "nats";
 import { loadConfig, SERVICE_NAMES, type Config } from "../../lib/config.js";
 import { dropDatabase } from "../../lib/db.js";
@@ -13,6 +14,15 @@ import { startSystem, type System } from "../../cmd/system.js";
 /** tap's test object, as far as the harness needs it. */
 export interface TestContext {
   teardown(fn: () => unknown): void;
+}
+
+/** A port that was free a moment ago (for a process the test or a benchmark starts itself). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 /** True when the suite runs against MariaDB and NATS JetStream (the stack mode of CI). */

@@ -1,5 +1,6 @@
 import t from "tap";
 import { createHash } from "node:crypto";
+import { ManualClock, systemClock } from "../../../lib/clock.js";
 import { KeyVerifier, newApiKey } from "../keys.js";
 
 /** A key table in memory, counting reads. */
@@ -17,8 +18,8 @@ t.test("the key row is read once per interval; the secret is checked on every ca
   const { rows, state, load } = table();
   const key = newApiKey();
   rows.set(key.id, { workspace_id: "ws_a", secret_hash: key.secretHash });
-  let now = 1_000;
-  const verifier = new KeyVerifier(load, { ttlMs: 2_000, now: () => now });
+  const clock = new ManualClock();
+  const verifier = new KeyVerifier(load, clock, 2_000);
 
   t.equal(await verifier.verify(key.key), "ws_a");
   t.equal(await verifier.verify(key.key), "ws_a");
@@ -27,9 +28,9 @@ t.test("the key row is read once per interval; the secret is checked on every ca
   t.equal(await verifier.verify(`${key.key}x`), undefined);
 
   rows.delete(key.id); // revoked by another replica
-  now += 1_999;
+  clock.advance(1_999);
   t.equal(await verifier.verify(key.key), "ws_a", "within the interval the row is remembered");
-  now += 2;
+  clock.advance(2);
   t.equal(await verifier.verify(key.key), undefined, "after it the row is read again");
   t.equal(state.reads, 2);
 });
@@ -38,7 +39,7 @@ t.test("forget: a key revoked through this service fails at once", async (t) => 
   const { rows, load } = table();
   const key = newApiKey();
   rows.set(key.id, { workspace_id: "ws_a", secret_hash: key.secretHash });
-  const verifier = new KeyVerifier(load);
+  const verifier = new KeyVerifier(load, systemClock);
   t.equal(await verifier.verify(key.key), "ws_a");
   rows.delete(key.id);
   verifier.forget(key.id);
@@ -47,7 +48,7 @@ t.test("forget: a key revoked through this service fails at once", async (t) => 
 
 t.test("malformed and unknown keys fail, and are not remembered", async (t) => {
   const { state, load } = table();
-  const verifier = new KeyVerifier(load);
+  const verifier = new KeyVerifier(load, systemClock);
   for (const bad of ["", "nodot", ".secret", "key_x.", `key_x.${"a".repeat(300)}`]) {
     t.equal(await verifier.verify(bad), undefined, JSON.stringify(bad.slice(0, 20)));
   }
@@ -76,7 +77,7 @@ t.test("a row read while the key is forgotten is not remembered", async (t) => {
     const row = rows.get(id);
     if (reads === 1) await gate; // the first read is slow: the revocation overtakes it
     return row;
-  });
+  }, systemClock);
   const racing = verifier.verify(key.key);
   rows.delete(key.id);
   verifier.forget(key.id);

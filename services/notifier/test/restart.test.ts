@@ -1,27 +1,19 @@
 import t from "tap";
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect, createServer, type AddressInfo } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WebhookAdminService } from "../../../gen/notifier/v1/webhooks_pb.js";
 import { loadConfig } from "../../../lib/config.js";
 import { Directory } from "../../../lib/directory.js";
-import { cleanUp, STACK_MODE, startTestSystem, testEnv, type TestContext, type TrackUser, startReceiver, type Received } from "../../../test/support/harness.js";
+import { cleanUp, freePort, STACK_MODE, startTestSystem, testEnv, type TestContext, type TrackUser, startReceiver, type Received } from "../../../test/support/harness.js";
 import { openBus, publishEvent } from "../testkit.js";
 
 /**
  * At least once, in order, across restarts: of the notifier (killed, in both modes) and of NATS
  * (in the stack mode).
  */
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function untilListening(port: number, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
