@@ -102,6 +102,11 @@ export function isUniqueViolation(err: unknown): boolean {
   return e?.code === "ER_DUP_ENTRY" || e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY";
 }
 
+/** True when MySQL chose this transaction as a deadlock's victim (it was rolled back and may run again). */
+export function isDeadlock(err: unknown): boolean {
+  return (err as { code?: string })?.code === "ER_LOCK_DEADLOCK";
+}
+
 /** A date read back from either engine: a Date (MySQL), epoch milliseconds or a UTC string (SQLite). */
 export function dbDate(v: Date | string | number): Date {
   if (v instanceof Date) return v;

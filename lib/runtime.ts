@@ -2,8 +2,11 @@ import type { Config, ServiceName } from "./config.js";
 import type { Clock } from "./clock.js";
 import type { EventBus } from "./bus.js";
 import type { Logger } from "./logger.js";
-import { openDatabase, type Knex, type Migration } from "./db.js";
+import { isDeadlock, openDatabase, type Knex, type Migration } from "./db.js";
 import { OutboxRelay, outboxMigration, recordEvent, type DomainEvent } from "./events.js";
+
+/** Runs of a transaction that deadlocked, in all. */
+const MAX_ATTEMPTS = 3;
 
 /** Records events inside a transaction; they are published after it commits. */
 export type Emit = (event: DomainEvent) => Promise<string>;
@@ -25,16 +28,28 @@ export class ServiceStorage {
     return new ServiceStorage(db, new OutboxRelay(db, deps.bus, deps.log), service, deps.clock);
   }
 
+  /**
+   * Runs `work` and the events it records in one transaction. Concurrent writers can deadlock
+   * in MySQL (locking reads take gap locks where new rows go): the victim, rolled back with its
+   * outbox rows, runs again, up to three times in all.
+   */
   async transaction<T>(work: (trx: Knex.Transaction, emit: Emit) => Promise<T>): Promise<T> {
-    let emitted = false;
-    const result = await this.db.transaction(async (trx) =>
-      work(trx, (event) => {
-        emitted = true;
-        return recordEvent(trx, this.service, this.clock, event);
-      }),
-    );
-    if (emitted) this.relay.kick();
-    return result;
+    for (let attempt = 1; ; attempt++) {
+      let emitted = false;
+      try {
+        const result = await this.db.transaction(async (trx) =>
+          work(trx, (event) => {
+            emitted = true;
+            return recordEvent(trx, this.service, this.clock, event);
+          }),
+        );
+        if (emitted) this.relay.kick();
+        return result;
+      } catch (err) {
+        if (isDeadlock(err) && attempt < MAX_ATTEMPTS) continue;
+        throw err;
+      }
+    }
   }
 
   startRelay(): void {

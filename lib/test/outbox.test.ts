@@ -7,7 +7,7 @@ import { createLogger } from "../logger.js";
 import { ManualClock } from "../clock.js";
 import { InProcessBus, type BusMessage, type EventBus } from "../bus.js";
 import { ServiceStorage } from "../runtime.js";
-import { cleanUp, testEnv } from "../../test/support/harness.js";
+import { cleanUp, STACK_MODE, testEnv } from "../../test/support/harness.js";
 import type { Migration } from "../db.js";
 
 const things: Migration = {
@@ -99,4 +99,29 @@ t.test("the in-process bus refuses to publish with no consumer, so the outbox ke
   await bus.consume("c", async (m) => void got.push(m.id));
   await bus.publish({ subject: "x", id: "2", data: new Uint8Array() });
   t.same(got, ["2"]);
+});
+
+t.test("a transaction that deadlocks runs again and records its events once", { skip: !STACK_MODE && "deadlocks happen in MySQL only" }, async (t) => {
+  const bus = new InProcessBus();
+  const storage = await open(t, bus);
+  await storage.db("things").insert([{ name: "a" }, { name: "b" }]);
+  // Each takes one row, waits until the other has taken its row, then wants the other's.
+  let taken = 0;
+  const bothTaken = async () => {
+    taken++;
+    while (taken < 2) await new Promise((r) => setTimeout(r, 5));
+  };
+  const runs = { ab: 0, ba: 0 };
+  const cross = (first: string, second: string, key: "ab" | "ba") =>
+    storage.transaction(async (trx, emit) => {
+      runs[key]++;
+      await trx("things").where({ name: first }).first().forUpdate();
+      if (runs[key] === 1) await bothTaken();
+      await trx("things").where({ name: second }).first().forUpdate();
+      await emit({ workspaceId: "1", entity: "thing", action: key, objectId: key });
+    });
+  await Promise.all([cross("a", "b", "ab"), cross("b", "a", "ba")]);
+  t.equal(runs.ab + runs.ba, 3, "the victim ran again once");
+  const actions = (await storage.db("outbox").select("id")).length;
+  t.equal(actions, 2, "one event of each, none of the rolled-back run");
 });

@@ -29,20 +29,15 @@ export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
   const keys = new KeyVerifier((id) => store.apiKey(id), clock);
 
   /**
-   * Runs a change. Concurrent writers of one workspace can deadlock in MySQL (the candidate
-   * lookups lock the gaps where new candidates go): the loser is run again, its outbox rows
-   * having been rolled back with it. Two writers inserting the same new record make the later
-   * one fail with Aborted, for its caller to retry.
+   * Runs a change (a deadlock's victim runs again, see ServiceStorage.transaction). Two writers
+   * inserting the same new record make the later one fail with Aborted, for its caller to retry.
    */
   async function change<T>(work: (trx: Knex.Transaction, emit: Emit) => Promise<T>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await storage.transaction(work);
-      } catch (err) {
-        if (isUniqueViolation(err)) throw new ConnectError("a concurrent change wrote the same records; retry", Code.Aborted);
-        if ((err as { code?: string }).code === "ER_LOCK_DEADLOCK" && attempt < 3) continue;
-        throw err;
-      }
+    try {
+      return await storage.transaction(work);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new ConnectError("a concurrent change wrote the same records; retry", Code.Aborted);
+      throw err;
     }
   }
 

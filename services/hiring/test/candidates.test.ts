@@ -251,6 +251,14 @@ t.test("links.next is the full URL with after_id set to the page's last candidat
   t.match(proxied.body.links.next, /^https:\/\/hiring\.example\.com\/api\/v2\/candidates\?limit=2&after_id=/);
 });
 
+t.test("links.next ignores X-Forwarded-Proto/-Host from a peer that is no trusted proxy", async (t) => {
+  const direct = await startTestSystem(t, { env: { TRUST_PROXY: "false" } });
+  const w = await createWorkspace(direct, "Direct");
+  await importData(direct, w, { openings: [opening("p")], candidates: [candidate({ id: "d1", opening: "p", started: 1 }), candidate({ id: "d2", opening: "p", started: 2 })] });
+  const res = await direct.api("GET", "/api/v2/candidates?limit=1", { auth: w.auth, headers: { "x-forwarded-proto": "https", "x-forwarded-host": "evil.example.com" } });
+  t.equal(new URL(res.body.links.next).origin, new URL(direct.url).origin);
+});
+
 t.test("after_id seeks from that candidate's place, also one the filters leave out", async (t) => {
   const all = expected({});
   const pivot = all[40];
