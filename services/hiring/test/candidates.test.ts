@@ -381,6 +381,15 @@ t.test("openings, listed and by id, with every field", async (t) => {
   t.same(one.body, { id: "o2", name: "Opening o2", slug: "opening-o2", created_at: at(0), published_at: at(0), closed_at: null, tests: [{ id: "o2-t", name: "Quiz", slug: "o2-quiz" }] });
 });
 
+t.test("an older, closed opening: published later than created, closed, fractions of seconds kept", async (t) => {
+  const w = await createWorkspace(sys, "Closed");
+  await importData(sys, w, {
+    openings: [opening("old", { created_at: "2019-05-01T08:00:00", published_at: "2019-05-03T09:30:00.250", closed_at: "2020-01-31T17:00:00.5", tests: [] })],
+  });
+  const res = await sys.api("GET", "/api/v2/openings/old", { auth: w.auth });
+  t.same(res.body, { id: "old", name: "Opening old", slug: "opening-old", created_at: "2019-05-01T08:00:00", published_at: "2019-05-03T09:30:00.250", closed_at: "2020-01-31T17:00:00.500", tests: [] });
+});
+
 t.test("/api/v2.2 answers as /api/v2; /api/v2.0 and /api/v2.1 answer 410", async (t) => {
   const v2 = await sys.api("GET", "/api/v2/candidates?limit=5&order=desc", { auth: ws.auth });
   const v22 = await sys.api("GET", "/api/v2.2/candidates?limit=5&order=desc", { auth: ws.auth });
