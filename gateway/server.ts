@@ -7,11 +7,11 @@ import { HiringAdminService } from "../gen/hiring/v1/admin_pb.js";
 import type { Directory } from "../lib/directory.js";
 import type { Logger } from "../lib/logger.js";
 import { HEADER } from "../lib/identity.js";
-import { PROTO_FILES } from "./catalog.js";
+import { PROTO_FILES } from "../lib/contracts.js";
 import { collectRoutes, type RestRoute } from "./routes.js";
 import { openApiDocument } from "./openapi.js";
 import { FailureThrottle } from "./throttle.js";
-import { coerceParam, decodeField, decodeMessage, encodeField, encodeMessage, hiringTimestamp, trackingTimestamp, RestInputError } from "./codec.js";
+import { coerceParam, decodeField, decodeMessage, encodeField, encodeMessage, hiringTimestamp, trackingTimestamp, RestInputError } from "../lib/rest-json.js";
 import { errorReply, familyOfPath, isRetiredHiringVersion, replyForConnectError, type ErrorReply } from "./errors.js";
 import { AuthenticationFailed, Authenticator, SESSION_COOKIE } from "./auth.js";
 

@@ -37,6 +37,10 @@ export interface Config {
   trustProxy: boolean | string;
   /** Prefix of the NATS stream and consumer names (tests use their own). */
   natsPrefix: string;
+  /** AES-256 key for secrets kept at rest that must be read back (API tokens, webhook secrets). */
+  encryptionKey: Buffer;
+  /** Address every port binds to (HOST): all interfaces by default, `127.0.0.1` for one machine. */
+  host: string;
 }
 
 function envPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -56,11 +60,10 @@ function envPositiveNumber(env: NodeJS.ProcessEnv, name: string, fallback: numbe
 }
 
 /** Proxies on private networks (an ingress in the cluster), never a client on the internet. */
-const DEFAULT_TRUST_PROXY = "loopback,linklocal,uniquelocal";
-
 function envTrustProxy(env: NodeJS.ProcessEnv): boolean | string {
   const raw = (env.TRUST_PROXY ?? "").trim();
-  if (raw === "") return DEFAULT_TRUST_PROXY;
+  // Believing no proxy unless told: otherwise any client that can reach the gateway picks its address.
+  if (raw === "") return false;
   if (raw === "true" || raw === "false") return raw === "true";
   return raw;
 }
@@ -70,15 +73,27 @@ export function ensureDataDir(dir: string): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
 }
 
-/** The internal token: INTERNAL_TOKEN, or one kept in the data directory so the admin CLI finds it. */
-function internalToken(env: NodeJS.ProcessEnv, dataDir: string): string {
-  if (env.INTERNAL_TOKEN) return env.INTERNAL_TOKEN;
-  const file = join(dataDir, "internal-token");
-  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+/**
+ * A secret from the environment, or one generated once into the data directory (mode 0600) so
+ * that every process of an embedded install, and the admin CLI, find the same one.
+ */
+function sharedSecret(env: NodeJS.ProcessEnv, name: string, dataDir: string, file: string, encoding: "base64url" | "base64"): string {
+  const given = env[name];
+  if (given) return given;
+  const path = join(dataDir, file);
+  if (existsSync(path)) return readFileSync(path, "utf8").trim();
   ensureDataDir(dataDir);
-  const token = randomBytes(32).toString("base64url");
-  writeFileSync(file, token, { mode: 0o600, flag: "wx" });
-  return token;
+  const secret = randomBytes(32).toString(encoding);
+  writeFileSync(path, secret, { mode: 0o600, flag: "wx" });
+  return secret;
+}
+
+/** ENCRYPTION_KEY: 32 bytes, base64. */
+function encryptionKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
+  const raw = sharedSecret(env, "ENCRYPTION_KEY", dataDir, "encryption-key", "base64");
+  const key = Buffer.from(raw, "base64");
+  if (key.length !== 32 || !/^[A-Za-z0-9+/]+={0,2}$/.test(raw)) throw new Error("ENCRYPTION_KEY must be 32 bytes in base64 (openssl rand -base64 32)");
+  return key;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -97,7 +112,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mysqlUrl: env.MYSQL_URL || undefined,
     natsUrl: env.NATS_URL || undefined,
     databasePrefix: env.DATABASE_PREFIX ?? "workhub_",
-    internalToken: internalToken(env, dataDir),
+    internalToken: sharedSecret(env, "INTERNAL_TOKEN", dataDir, "internal-token", "base64url"),
+    encryptionKey: encryptionKey(env, dataDir),
     logLevel: env.LOG_LEVEL || "info",
     ports,
     serviceUrls: { hiring: url("hiring"), accounts: url("accounts"), tracking: url("tracking"), notifier: url("notifier") },
@@ -105,5 +121,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookRetentionDays: envPositiveNumber(env, "WEBHOOK_RETENTION_DAYS", 30),
     trustProxy: envTrustProxy(env),
     natsPrefix: env.NATS_PREFIX ?? "",
+    host: env.HOST || "0.0.0.0",
   };
 }

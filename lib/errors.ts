@@ -1,21 +1,51 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 
-/** Error metadata the gateway reads: an HTTP status the Connect code cannot express, and the hiring error type. */
-export const ERROR_HEADER = { httpStatus: "x-http-status", errorType: "x-error-type" } as const;
+/**
+ * Every error a service answers, named once. Services throw `ConnectError`s; the gateway turns
+ * them into the family's HTTP answer. Time tracking (and the internal RPCs): the message is the
+ * body, the Connect code gives the status, metadata gives the statuses a code cannot express.
+ * Hiring export: `hiringError`, whose `error.type` the gateway writes.
+ */
 
-/** An error whose HTTP status the specification fixes (402 premium, 409 already stopped, ...). */
-export function httpError(status: number, code: Code, message: string): ConnectError {
+/** Error metadata the gateway reads: a status the code cannot express, the hiring type, Retry-After. */
+export const ERROR_HEADER = { httpStatus: "x-http-status", errorType: "x-error-type", retryAfter: "x-retry-after" } as const;
+
+function withStatus(status: number, code: Code, message: string): ConnectError {
   return new ConnectError(message, code, { [ERROR_HEADER.httpStatus]: String(status) });
 }
 
+/** 400: the request is wrong; the message says how. */
+export const badRequest = (message: string) => new ConnectError(message, Code.InvalidArgument);
+/** 402: the workspace's plan does not include this. */
+export const paymentRequired = (message: string) => withStatus(402, Code.FailedPrecondition, message);
+/** 403: the caller may not do this (or may not know that it exists). */
+export const forbidden = (message = "Forbidden") => new ConnectError(message, Code.PermissionDenied);
+/** 404 */
+export const notFound = (message: string) => new ConnectError(message, Code.NotFound);
+/** 409: the thing is not in a state that allows this (an entry already stopped, a name taken at once). */
+export const conflict = (message: string) => withStatus(409, Code.FailedPrecondition, message);
+/** 429 with Retry-After. */
+export function tooManyRequests(message: string, retryAfterSeconds: number): ConnectError {
+  return new ConnectError(message, Code.ResourceExhausted, { [ERROR_HEADER.retryAfter]: String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+}
+/** 503: a dependency (database, another service) cannot be reached now; retrying later may work. */
+export const unavailable = (message = "Service Unavailable") => new ConnectError(message, Code.Unavailable);
+/** 401 of the internal RPCs (no or wrong internal token). */
+export const unauthenticated = (message: string) => new ConnectError(message, Code.Unauthenticated);
+
 /** A hiring export API error with its `error.type`. */
-export function typedError(code: Code, type: string, message = type): ConnectError {
+function typedError(code: Code, type: string, message = type): ConnectError {
   return new ConnectError(message, code, { [ERROR_HEADER.errorType]: type });
 }
 
-export const invalid = (message: string) => new ConnectError(message, Code.InvalidArgument);
-export const notFound = (message: string) => new ConnectError(message, Code.NotFound);
-export const forbidden = (message = "Forbidden") => new ConnectError(message, Code.PermissionDenied);
+/** The hiring export family's errors. */
+export const hiringError = {
+  validation: (message: string) => typedError(Code.InvalidArgument, "ValidationError", message),
+  unauthorized: () => typedError(Code.Unauthenticated, "UnauthorizedError"),
+  notFound: () => typedError(Code.NotFound, "NotFoundError"),
+  /** Two writers stored the same new records at once; the later one may retry. */
+  concurrentChange: () => new ConnectError("a concurrent change wrote the same records; retry", Code.Aborted),
+};
 
 /**
  * Wraps an error received from another service, so its protocol headers are not copied into

@@ -6,6 +6,7 @@ import type { EventBus } from "./bus.js";
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
 import { sortableId, randomToken } from "./ids.js";
+import { checkCataloged, type EntityEventInit } from "./event-catalog.js";
 
 /** What a service says happened; the outbox turns it into an events.v1.Event. */
 export interface DomainEvent<Desc extends DescMessage = DescMessage> {
@@ -15,6 +16,18 @@ export interface DomainEvent<Desc extends DescMessage = DescMessage> {
   userId?: bigint;
   objectId: string;
   object?: { schema: Desc; message: MessageShape<Desc> };
+}
+
+/** The event of an entity's change, carrying the entity as it stands (one line per handler). */
+export function entityEvent<Desc extends DescMessage>(init: EntityEventInit<Desc>): DomainEvent<Desc> {
+  return {
+    workspaceId: String(init.workspaceId),
+    entity: init.entity,
+    action: init.action,
+    userId: init.userId,
+    objectId: String(init.message.id),
+    object: { schema: init.schema, message: init.message },
+  };
 }
 
 export const outboxMigration = {
@@ -61,8 +74,9 @@ function nextEventId(nowMs: number): string {
   return `${id.slice(0, 10)}${lastSeq.toString(36).toUpperCase().padStart(6, "0")}${id.slice(10, 20)}`;
 }
 
-/** Writes the event into the outbox inside the caller's transaction. */
+/** Writes the event into the outbox inside the caller's transaction; only events of the catalog. */
 export async function recordEvent(trx: Knex.Transaction, service: string, clock: Clock, ev: DomainEvent): Promise<string> {
+  checkCataloged(service, ev.entity, ev.action);
   const now = clock.now();
   const id = nextEventId(now.getTime());
   const event = create(EventSchema, {

@@ -1,6 +1,6 @@
 import t from "tap";
 import { startTestSystem } from "./support/harness.js";
-import { candidate, createWorkspace, importData, opening } from "../services/hiring/test-support.js";
+import { candidate, createWorkspace, importData, opening } from "../services/hiring/test/support.js";
 
 /**
  * Bad input never hurts: odd values for every query parameter of the hiring list, and odd

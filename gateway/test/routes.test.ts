@@ -1,11 +1,11 @@
 import t from "tap";
-import { PROTO_FILES } from "../catalog.js";
+import { PROTO_FILES } from "../../lib/contracts.js";
 import { collectRoutes } from "../routes.js";
 import { openApiDocument } from "../openapi.js";
 import { Family } from "../../gen/gateway/v1/annotations_pb.js";
 import { familyOfPath, isRetiredHiringVersion, replyForConnectError } from "../errors.js";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { httpError, typedError } from "../../lib/errors.js";
+import { hiringError, paymentRequired } from "../../lib/errors.js";
 
 const routes = collectRoutes(PROTO_FILES.flatMap((f) => f.services));
 const byRpc = new Map(routes.map((r) => [`${r.service.typeName}/${r.method.name}`, r]));
@@ -54,10 +54,10 @@ t.test("paths tell the API family; v2.0 and v2.1 are retired", async (t) => {
 
 t.test("service errors become each family's HTTP answer", async (t) => {
   t.same(replyForConnectError(Family.HIRING, new ConnectError("x", Code.NotFound)), { status: 404, body: { error: { type: "NotFoundError" } } });
-  t.same(replyForConnectError(Family.HIRING, typedError(Code.InvalidArgument, "ValidationError", "limit too big")), { status: 400, body: { error: { type: "ValidationError" } } });
+  t.same(replyForConnectError(Family.HIRING, hiringError.validation("limit too big")), { status: 400, body: { error: { type: "ValidationError" } } });
   t.same(replyForConnectError(Family.TRACKING, new ConnectError("Client name cannot be empty", Code.InvalidArgument)), { status: 400, body: "Client name cannot be empty" });
   t.same(replyForConnectError(Family.TRACKING, new ConnectError("nope", Code.Unauthenticated)), { status: 403, body: "nope" }, "tracking authentication failures are 403");
-  t.same(replyForConnectError(Family.TRACKING, httpError(402, Code.FailedPrecondition, "premium")), { status: 402, body: "premium" });
+  t.same(replyForConnectError(Family.TRACKING, paymentRequired("premium")), { status: 402, body: "premium" });
   t.same(replyForConnectError(Family.TRACKING, new ConnectError("db password is hunter2", Code.Internal)), { status: 500, body: "Internal Server Error" }, "internal details stay inside");
   t.same(replyForConnectError(Family.HIRING, new ConnectError("down", Code.Unavailable)), { status: 503, body: { error: { type: "ServiceUnavailableError" } } });
 });

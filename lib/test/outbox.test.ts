@@ -6,7 +6,7 @@ import { loadConfig } from "../config.js";
 import { createLogger } from "../logger.js";
 import { ManualClock } from "../clock.js";
 import { InProcessBus, type BusMessage, type EventBus } from "../bus.js";
-import { ServiceStorage } from "../runtime.js";
+import { ServiceStorage } from "../storage.js";
 import { cleanUp, STACK_MODE, testEnv } from "../../test/support/harness.js";
 import type { Migration } from "../db.js";
 
@@ -43,28 +43,28 @@ async function open(t: { teardown(fn: () => unknown): void }, bus: EventBus) {
   return storage;
 }
 
-const event = (name: string) => ({ workspaceId: "7", entity: "thing", action: "created", userId: 3n, objectId: name, object: { schema: ClientSchema, message: { $typeName: "tracking.v1.Client", id: 1n, wid: 7n, name, archived: false, creatorId: 3n } as never } });
+const event = (name: string) => ({ workspaceId: "7", entity: "client", action: "created", userId: 3n, objectId: name, object: { schema: ClientSchema, message: { $typeName: "tracking.v1.Client", id: 1n, wid: 7n, name, archived: false, creatorId: 3n } as never } });
 
 t.test("a change and its event commit together, and the event is published with its id as message id", async (t) => {
   const bus = new FlakyBus();
   const storage = await open(t, bus);
-  const id = await storage.transaction(async (trx, emit) => {
+  const id = await storage.change(async (trx, emit) => {
     await trx("things").insert({ name: "a" });
     return emit(event("a"));
   });
   await storage.flush();
   t.equal(bus.stored.length, 1);
   t.equal(bus.stored[0].id, id);
-  t.equal(bus.stored[0].subject, "tracking.7.thing.created");
+  t.equal(bus.stored[0].subject, "tracking.7.client.created");
   const decoded = fromBinary(EventSchema, bus.stored[0].data);
-  t.match(decoded, { id, service: "tracking", workspaceId: "7", entity: "thing", action: "created", userId: 3n, objectId: "a" });
+  t.match(decoded, { id, service: "tracking", workspaceId: "7", entity: "client", action: "created", userId: 3n, objectId: "a" });
 });
 
 t.test("a failed transaction leaves neither the change nor the event", async (t) => {
   const bus = new FlakyBus();
   const storage = await open(t, bus);
   await t.rejects(
-    storage.transaction(async (trx, emit) => {
+    storage.change(async (trx, emit) => {
       await trx("things").insert({ name: "b" });
       await emit(event("b"));
       throw new Error("validation failed late");
@@ -81,7 +81,7 @@ t.test("events stay in the outbox while the bus is down and go out in order once
   const storage = await open(t, bus);
   bus.down = true;
   const ids: string[] = [];
-  for (const name of ["c1", "c2", "c3"]) ids.push(await storage.transaction((_trx, emit) => emit(event(name))));
+  for (const name of ["c1", "c2", "c3"]) ids.push(await storage.change((_trx, emit) => emit(event(name))));
   await storage.flush();
   t.equal(bus.stored.length, 0);
   t.equal((await storage.db("outbox").whereNull("sent_at").count({ n: "*" }))[0].n, 3, "nothing marked sent without an ack");
@@ -113,12 +113,12 @@ t.test("a transaction that deadlocks runs again and records its events once", { 
   };
   const runs = { ab: 0, ba: 0 };
   const cross = (first: string, second: string, key: "ab" | "ba") =>
-    storage.transaction(async (trx, emit) => {
+    storage.change(async (trx, emit) => {
       runs[key]++;
       await trx("things").where({ name: first }).first().forUpdate();
       if (runs[key] === 1) await bothTaken();
       await trx("things").where({ name: second }).first().forUpdate();
-      await emit({ workspaceId: "1", entity: "thing", action: key, objectId: key });
+      await emit({ workspaceId: "1", entity: "client", action: key === "ab" ? "created" : "updated", objectId: key });
     });
   await Promise.all([cross("a", "b", "ab"), cross("b", "a", "ba")]);
   t.equal(runs.ab + runs.ba, 3, "the victim ran again once");

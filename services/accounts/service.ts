@@ -3,10 +3,9 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import { AccountService, IdentityService, UserSchema, type User } from "../../gen/accounts/v1/accounts_pb.js";
 import type { Clock } from "../../lib/clock.js";
-import type { ServiceStorage } from "../../lib/runtime.js";
+import type { ServiceStorage } from "../../lib/storage.js";
 import { caller, requireUser } from "../../lib/identity.js";
-import { invalid, notFound } from "../../lib/errors.js";
-import { isUniqueViolation } from "../../lib/db.js";
+import { badRequest, notFound } from "../../lib/errors.js";
 import { AccountsStore, type UserRow } from "./store.js";
 import { DUMMY_PASSWORD_HASH, hashPassword, hashToken, newApiToken, newSessionToken, verifyPassword } from "./credentials.js";
 import { validateSignup } from "./signup.js";
@@ -73,21 +72,16 @@ export function accountsRoutes(storage: ServiceStorage, clock: Clock) {
         const input = validateSignup(req);
         const apiToken = newApiToken();
         const passwordHash = await hashPassword(input.password);
-        let userId: number;
-        try {
-          userId = await storage.transaction((trx) =>
-            store.createUserWithWorkspace(trx, { ...input, passwordHash, apiTokenHash: hashToken(apiToken) }, clock.now()),
-          );
-        } catch (err) {
-          if (isUniqueViolation(err)) throw invalid("user with this email already exists");
-          throw err;
-        }
+        const userId = await storage.change(
+          (trx) => store.createUserWithWorkspace(trx, { ...input, passwordHash, apiTokenHash: hashToken(apiToken) }, clock.now()),
+          { onDuplicate: () => badRequest("user with this email already exists") },
+        );
         const user = (await store.userById(userId))!;
         return { user: userMessage(user, apiToken), sessionToken: await openSession(userId) };
       },
 
       async createSession(req) {
-        if (!req.email || !req.password) throw invalid("email and password are required");
+        if (!req.email || !req.password) throw badRequest("email and password are required");
         const userId = await authenticate(req.email, req.password, "");
         const user = (await store.userById(userId))!;
         return { user: userMessage(user), sessionToken: await openSession(userId) };
@@ -101,7 +95,7 @@ export function accountsRoutes(storage: ServiceStorage, clock: Clock) {
       async deleteSession(_req, ctx) {
         requireUser(ctx);
         const token = caller(ctx).sessionToken;
-        if (!token) throw invalid("no session to close: send the session cookie");
+        if (!token) throw badRequest("no session to close: send the session cookie");
         await store.deleteSession(hashToken(token));
         return {};
       },

@@ -1,4 +1,4 @@
-import { invalid } from "../../lib/errors.js";
+import { badRequest } from "../../lib/errors.js";
 import type { CandidateRow } from "./store.js";
 import { candidateStanding, gradeTest, orderTests, testSummary, type TestData } from "./scoring.js";
 
@@ -40,12 +40,12 @@ export interface CandidateData {
 }
 
 export function checkRating(rating: number, at: string): number {
-  if (!Number.isInteger(rating) || rating < 0 || rating > MAX_RATING) throw invalid(`${at}: expected an integer from 0 to ${MAX_RATING}`);
+  if (!Number.isInteger(rating) || rating < 0 || rating > MAX_RATING) throw badRequest(`${at}: expected an integer from 0 to ${MAX_RATING}`);
   return rating;
 }
 
 export function checkHireState(state: string, at: string): string {
-  if (!(HIRE_STATES as readonly string[]).includes(state)) throw invalid(`${at}: expected one of "", "possible-hire", "rejected"`);
+  if (!(HIRE_STATES as readonly string[]).includes(state)) throw badRequest(`${at}: expected one of "", "possible-hire", "rejected"`);
   return state;
 }
 

@@ -1,4 +1,4 @@
-import { invalid } from "../../lib/errors.js";
+import { badRequest } from "../../lib/errors.js";
 import { importLists, RecordReader } from "./records.js";
 import { checkHireState, checkRating, type CandidateData, type ContactInfoData } from "./candidates.js";
 import type { AnswerData, QuestionData, TestData } from "./scoring.js";
@@ -135,7 +135,7 @@ function unique<T extends { id: string }>(name: string, items: T[]): T[] {
   const seen = new Map<string, number>();
   items.forEach((item, i) => {
     const earlier = seen.get(item.id);
-    if (earlier !== undefined) throw invalid(`${name}[${i}].id: ${item.id} is already used by ${name}[${earlier}]`);
+    if (earlier !== undefined) throw badRequest(`${name}[${i}].id: ${item.id} is already used by ${name}[${earlier}]`);
     seen.set(item.id, i);
   });
   return items;
@@ -144,14 +144,14 @@ function unique<T extends { id: string }>(name: string, items: T[]): T[] {
 /** The import document, given as a Struct (`data`) or as JSON text (`json`), not both. */
 export function importDocument(data: Record<string, unknown> | undefined, json: string): Record<string, unknown> {
   if (json === "") return data ?? {};
-  if (data !== undefined) throw invalid("give the document as data or as json, not both");
+  if (data !== undefined) throw badRequest("give the document as data or as json, not both");
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);
   } catch (err) {
-    throw invalid(`json: ${(err as Error).message}`);
+    throw badRequest(`json: ${(err as Error).message}`);
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw invalid("json: expected an object");
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw badRequest("json: expected an object");
   return parsed as Record<string, unknown>;
 }
 

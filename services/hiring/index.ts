@@ -1,5 +1,5 @@
 import type { ServiceFactory } from "../../lib/service.js";
-import { ServiceStorage } from "../../lib/runtime.js";
+import { ServiceStorage } from "../../lib/storage.js";
 import { migrations } from "./migrations.js";
 import { hiringRoutes } from "./service.js";
 

@@ -1,6 +1,6 @@
 import { Code } from "@connectrpc/connect";
 import type { ListCandidatesRequest } from "../../gen/hiring/v1/export_pb.js";
-import { typedError } from "../../lib/errors.js";
+import { hiringError } from "../../lib/errors.js";
 import { emailKey } from "./candidates.js";
 
 /** Candidate list page sizes: the specification's default, and our maximum (it names none). */
@@ -30,7 +30,7 @@ export interface CandidateQuery {
   afterId?: string;
 }
 
-export const validationError = (message: string) => typedError(Code.InvalidArgument, "ValidationError", message);
+export const validationError = hiringError.validation;
 
 /** An empty query value (`?email=`) is the same as leaving the parameter out. */
 export function given(v: string | undefined): string | undefined {

@@ -1,4 +1,4 @@
-import { invalid } from "../../lib/errors.js";
+import { badRequest } from "../../lib/errors.js";
 
 /**
  * Reading the hiring application's export-shaped records (imports). Every problem names
@@ -11,12 +11,12 @@ export class RecordReader {
   ) {}
 
   static of(value: unknown, at: string): RecordReader {
-    if (typeof value !== "object" || value === null || Array.isArray(value)) throw invalid(`${at}: expected an object`);
+    if (typeof value !== "object" || value === null || Array.isArray(value)) throw badRequest(`${at}: expected an object`);
     return new RecordReader(value as Record<string, unknown>, at);
   }
 
   fail(field: string, expected: string): never {
-    throw invalid(`${this.at}.${field}: expected ${expected}`);
+    throw badRequest(`${this.at}.${field}: expected ${expected}`);
   }
 
   id(field = "id"): string {
@@ -103,7 +103,7 @@ export function importLists(data: Record<string, unknown>, names: string[]): Rec
       out[name] = [];
       continue;
     }
-    if (!Array.isArray(v)) throw invalid(`${name}: expected an array`);
+    if (!Array.isArray(v)) throw badRequest(`${name}: expected an array`);
     out[name] = v.map((item, i) => RecordReader.of(item, `${name}[${i}]`));
   }
   return out;

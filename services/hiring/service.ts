@@ -1,11 +1,11 @@
-import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
+import type { ConnectRouter } from "@connectrpc/connect";
 import { ExportService } from "../../gen/hiring/v1/export_pb.js";
 import { HiringAdminService } from "../../gen/hiring/v1/admin_pb.js";
 import type { Clock } from "../../lib/clock.js";
-import type { Emit, ServiceStorage } from "../../lib/runtime.js";
+import type { Emit, ServiceStorage } from "../../lib/storage.js";
 import { caller, requireHiringWorkspace } from "../../lib/identity.js";
-import { invalid, notFound, typedError } from "../../lib/errors.js";
-import { isUniqueViolation, type Knex } from "../../lib/db.js";
+import { badRequest, hiringError, notFound } from "../../lib/errors.js";
+import type { Knex } from "../../lib/db.js";
 import { sortableId } from "../../lib/ids.js";
 import { HiringStore, type CandidateChange, type CandidateRow } from "./store.js";
 import { KeyVerifier, newApiKey } from "./keys.js";
@@ -16,8 +16,6 @@ import { sameAttempt } from "./scoring.js";
 import { candidateQuery, given, nextPageUrl, validationError } from "./listing.js";
 import { candidateDetailMessage, candidateMessage, categoryMessage, openingMessage, tagMessage } from "./messages.js";
 
-const unauthorized = () => typedError(Code.Unauthenticated, "UnauthorizedError");
-const notFoundError = () => typedError(Code.NotFound, "NotFoundError");
 
 /** What the tests column (MySQL MEDIUMTEXT, 16 MiB) holds, with room to spare. */
 const MAX_TESTS_BYTES = 15 * 1024 * 1024;
@@ -28,18 +26,8 @@ export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
   const store = new HiringStore(storage.db);
   const keys = new KeyVerifier((id) => store.apiKey(id), clock);
 
-  /**
-   * Runs a change (a deadlock's victim runs again, see ServiceStorage.transaction). Two writers
-   * inserting the same new record make the later one fail with Aborted, for its caller to retry.
-   */
-  async function change<T>(work: (trx: Knex.Transaction, emit: Emit) => Promise<T>): Promise<T> {
-    try {
-      return await storage.transaction(work);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new ConnectError("a concurrent change wrote the same records; retry", Code.Aborted);
-      throw err;
-    }
-  }
+  /** Two writers inserting the same new record make the later one fail with Aborted, for its caller to retry. */
+  const change = <T>(work: (trx: Knex.Transaction, emit: Emit) => Promise<T>) => storage.change(work, { onDuplicate: hiringError.concurrentChange });
 
   /** Every reference must lead to a record of the file (`defined`) or of the workspace. */
   async function checkReferences(db: Knex, workspaceId: string, references: Reference[], defined: Record<Reference["kind"], Set<string>>): Promise<void> {
@@ -49,7 +37,7 @@ export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
       if (wanted.length) found[kind] = await store.existingIds(db, TABLE_OF_KIND[kind], workspaceId, wanted);
     }
     const bad = references.find((r) => !defined[r.kind].has(r.id) && !found[r.kind].has(r.id));
-    if (bad) throw invalid(`${bad.at}: no ${bad.kind} ${bad.id} in this workspace`);
+    if (bad) throw badRequest(`${bad.at}: no ${bad.kind} ${bad.id} in this workspace`);
   }
 
   /**
@@ -69,7 +57,7 @@ export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
     let events = 0;
     for (const c of candidates) {
       const row = candidateRow(workspaceId, c);
-      if (Buffer.byteLength(row.tests) > MAX_TESTS_BYTES) throw invalid(`candidate ${c.id}: its tests take more than ${MAX_TESTS_BYTES} bytes`);
+      if (Buffer.byteLength(row.tests) > MAX_TESTS_BYTES) throw badRequest(`candidate ${c.id}: its tests take more than ${MAX_TESTS_BYTES} bytes`);
       const before = existing.get(c.id);
       rows.set(c.id, row);
       if (before && sameCandidate(before.row, before.tagIds, row, c.tag_ids)) continue;
@@ -100,7 +88,7 @@ export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
 
       async getOpening(req, ctx) {
         const row = await store.opening(requireHiringWorkspace(ctx), req.id);
-        if (!row) throw notFoundError();
+        if (!row) throw hiringError.notFound();
         return { opening: openingMessage(row) };
       },
 
@@ -123,7 +111,7 @@ export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
 
       async getCandidate(req, ctx) {
         const found = await store.listedCandidate(requireHiringWorkspace(ctx), req.id);
-        if (!found) throw notFoundError();
+        if (!found) throw hiringError.notFound();
         return { candidate: candidateDetailMessage(found.row, found.tagIds) };
       },
 
@@ -141,11 +129,11 @@ export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
     router.service(HiringAdminService, {
       async createWorkspace(req) {
         const name = req.name.trim();
-        if (!name || name.length > 200) throw invalid("name must be 1 to 200 characters");
+        if (!name || name.length > 200) throw badRequest("name must be 1 to 200 characters");
         const id = `ws_${sortableId().toLowerCase()}`;
         const key = newApiKey();
         const now = clock.now();
-        await storage.transaction(async (trx) => {
+        await storage.change(async (trx) => {
           await store.createWorkspace(trx, id, name, now);
           await store.insertApiKey(trx, { id: key.id, workspace_id: id, secret_hash: key.secretHash, created_at: now });
         });
@@ -168,7 +156,7 @@ export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
 
       async verifyApiKey(req) {
         const workspaceId = await keys.verify(req.apiKey);
-        if (!workspaceId) throw unauthorized();
+        if (!workspaceId) throw hiringError.unauthorized();
         return { workspaceId };
       },
 
@@ -199,7 +187,7 @@ export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
 
       async recordFinishedTest(req) {
         const test = readTest(RecordReader.of(req.test ?? null, "test"));
-        if (test.finished_at === null) throw invalid("test.finished_at: expected a date-time");
+        if (test.finished_at === null) throw badRequest("test.finished_at: expected a date-time");
         const { row, tagIds } = await change(async (trx, emit) => {
           const before = await candidateForChange(trx, req.workspaceId, req.candidateId);
           const data = candidateData(before.row, before.tagIds);

@@ -1,7 +1,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { ServiceDeps, ServiceFactory, ServiceInstance } from "../../lib/service.js";
-import { ServiceStorage } from "../../lib/runtime.js";
-import { WorkspaceGate } from "../../lib/access.js";
+import { ServiceStorage } from "../../lib/storage.js";
+import { WorkspaceGate } from "../../lib/workspace-scope.js";
 import { migrations } from "./migrations.js";
 import { NotifierStore } from "./store.js";
 import { Dispatcher, type DispatcherOptions } from "./dispatcher.js";
@@ -10,8 +10,8 @@ import { Ingester } from "./ingest.js";
 import { DeliveryMetrics } from "./metrics.js";
 import { Pinger } from "./ping.js";
 import { Retention, type RetentionOptions } from "./retention.js";
-import { webhookAdminRoutes } from "./service.js";
-import { trackingWebhookRoutes } from "./api.js";
+import { webhookAdminRoutes } from "./admin-api.js";
+import { trackingWebhookRoutes } from "./tracking-webhooks-api.js";
 
 const DAY_MS = 86_400_000;
 
@@ -45,7 +45,7 @@ export async function openNotifier(deps: ServiceDeps, options: NotifierOptions =
   const ingester = new Ingester(store, deps.bus, deps.clock, deps.log, (ids) => dispatcher.notify(ids), { leaseMs: options.ingestLeaseMs });
   const pinger = new Pinger(store, deliver, deps.clock, deps.log);
   const retention = new Retention(store, deps.clock, deps.log, { ...options.retention, keepMs: options.retention?.keepMs ?? deps.config.webhookRetentionDays * DAY_MS });
-  const workspaceGate = new WorkspaceGate(deps.directory);
+  const workspaceGate = new WorkspaceGate(deps.directory, deps.clock);
   const admin = webhookAdminRoutes({ store, clock: deps.clock, rules, metrics, dispatcher });
   const api = trackingWebhookRoutes({ store, gate: workspaceGate, clock: deps.clock, rules, pinger, dispatcher });
   return {

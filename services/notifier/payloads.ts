@@ -1,8 +1,8 @@
 import { createRegistry, type JsonValue } from "@bufbuild/protobuf";
 import { anyUnpack, timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Event } from "../../gen/events/v1/event_pb.js";
-import { PROTO_FILES } from "../../gateway/catalog.js";
-import { encodeMessage, trackingTimestamp } from "../../gateway/codec.js";
+import { PROTO_FILES } from "../../lib/contracts.js";
+import { encodeMessage, trackingTimestamp } from "../../lib/rest-json.js";
 import type { Family, SubscriptionRow } from "./store.js";
 
 const registry = createRegistry(...PROTO_FILES);

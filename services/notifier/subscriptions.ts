@@ -1,6 +1,6 @@
-import { Code } from "@connectrpc/connect";
 import type { Event } from "../../gen/events/v1/event_pb.js";
-import { httpError, invalid } from "../../lib/errors.js";
+import { badRequest, paymentRequired } from "../../lib/errors.js";
+import { TRACKING_EVENTS, TRACKING_EVENT_SERVICES } from "../../lib/event-catalog.js";
 import type { Family, Filter, SubscriptionRow } from "./store.js";
 
 /**
@@ -8,18 +8,10 @@ import type { Family, Filter, SubscriptionRow } from "./store.js";
  * limits of a workspace. Pure functions; the RPCs call them.
  */
 
-/**
- * The entities and actions the time-tracking services emit (GET /event_filters). A service that
- * starts emitting a new entity adds it here, so that subscriptions can ask for it.
- */
-export const TRACKING_EVENT_FILTERS: Readonly<Record<string, readonly string[]>> = {
-  client: ["created", "updated", "deleted"],
-};
-
 /** The publishing services whose events a family's subscriptions receive. */
 export function familyOfService(service: string): Family | undefined {
   if (service === "hiring") return "hiring";
-  if (service === "tracking" || service === "accounts") return "tracking";
+  if ((TRACKING_EVENT_SERVICES as readonly string[]).includes(service)) return "tracking";
   return undefined;
 }
 
@@ -41,30 +33,30 @@ export const MAX_DESCRIPTION_LENGTH = 200;
 
 export function subscriptionDescription(raw: string): string {
   const description = raw.trim();
-  if (!description) throw invalid("Subscription description must not be empty");
-  if (description.length > MAX_DESCRIPTION_LENGTH) throw invalid(`Subscription description must not be longer than ${MAX_DESCRIPTION_LENGTH} characters`);
+  if (!description) throw badRequest("Subscription description must not be empty");
+  if (description.length > MAX_DESCRIPTION_LENGTH) throw badRequest(`Subscription description must not be longer than ${MAX_DESCRIPTION_LENGTH} characters`);
   return description;
 }
 
 /** Filters of a time-tracking subscription: at least one, no repeats, only entities and actions that exist. */
 export function trackingFilters(input: Filter[], maxFilters: number): Filter[] {
-  if (input.length === 0) throw invalid("The list of event filters must not be empty");
+  if (input.length === 0) throw badRequest("The list of event filters must not be empty");
   const filters = input.map((f) => ({ entity: f.entity.trim(), action: f.action.trim() }));
-  const allActions = new Set(Object.values(TRACKING_EVENT_FILTERS).flat());
+  const allActions = new Set(Object.values(TRACKING_EVENTS).flat());
   for (const f of filters) {
-    if (!f.entity || !f.action) throw invalid("Event filters must name an entity and an action");
-    if (f.entity !== "*" && !TRACKING_EVENT_FILTERS[f.entity]) throw invalid(`Event filter entity '${f.entity}' is not supported`);
-    const actions = f.entity === "*" ? allActions : new Set(TRACKING_EVENT_FILTERS[f.entity]);
-    if (f.action !== "*" && !actions.has(f.action)) throw invalid(`Event filter action '${f.action}' is not supported for entity '${f.entity}'`);
+    if (!f.entity || !f.action) throw badRequest("Event filters must name an entity and an action");
+    if (f.entity !== "*" && !TRACKING_EVENTS[f.entity]) throw badRequest(`Event filter entity '${f.entity}' is not supported`);
+    const actions = f.entity === "*" ? allActions : new Set(TRACKING_EVENTS[f.entity]);
+    if (f.action !== "*" && !actions.has(f.action)) throw badRequest(`Event filter action '${f.action}' is not supported for entity '${f.entity}'`);
   }
-  if (new Set(filters.map((f) => `${f.entity}/${f.action}`)).size !== filters.length) throw invalid("The list of event filters must not contain duplicates");
-  if (filters.length > maxFilters) throw httpError(402, Code.FailedPrecondition, `A webhook in this workspace may have at most ${maxFilters} event filters`);
+  if (new Set(filters.map((f) => `${f.entity}/${f.action}`)).size !== filters.length) throw badRequest("The list of event filters must not contain duplicates");
+  if (filters.length > maxFilters) throw paymentRequired(`A webhook in this workspace may have at most ${maxFilters} event filters`);
   return filters;
 }
 
 /** Filters of a subscription made over the internal RPCs: none means every event; no repeats. */
 export function internalFilters(input: Filter[]): Filter[] {
   const filters = input.length ? input.map((f) => ({ entity: f.entity.trim() || "*", action: f.action.trim() || "*" })) : [{ entity: "*", action: "*" }];
-  if (new Set(filters.map((f) => `${f.entity}/${f.action}`)).size !== filters.length) throw invalid("event filters must not repeat");
+  if (new Set(filters.map((f) => `${f.entity}/${f.action}`)).size !== filters.length) throw badRequest("event filters must not repeat");
   return filters;
 }

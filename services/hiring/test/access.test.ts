@@ -1,7 +1,7 @@
 import t from "tap";
 import { Code } from "@connectrpc/connect";
 import { startTestSystem, type TestSystem } from "../../../test/support/harness.js";
-import { candidate, createWorkspace, hiringAdmin, importData, opening, type HiringWorkspace } from "../test-support.js";
+import { candidate, createWorkspace, hiringAdmin, importData, opening, type HiringWorkspace } from "./support.js";
 
 /** Who may read what: API keys, their revocation, and the wall between hiring workspaces. */
 

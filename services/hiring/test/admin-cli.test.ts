@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTestSystem, type TestSystem } from "../../../test/support/harness.js";
 import { SyntheticHiring } from "../synthetic.js";
-import { at, candidate, opening } from "../test-support.js";
+import { at, candidate, opening } from "./support.js";
 
 /** The admin command line against a running system: JSON on stdout, errors on stderr. */
 

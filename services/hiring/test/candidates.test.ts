@@ -1,6 +1,6 @@
 import t from "tap";
 import { startTestSystem, type TestSystem } from "../../../test/support/harness.js";
-import { at, candidate, createWorkspace, hiringAdmin, importData, opening, pathOf, type CandidateSpec, type HiringWorkspace } from "../test-support.js";
+import { at, candidate, createWorkspace, hiringAdmin, importData, opening, pathOf, type CandidateSpec, type HiringWorkspace } from "./support.js";
 
 /**
  * The candidate list and the single candidate, through the gateway over HTTP, checked against

@@ -1,7 +1,7 @@
 import t from "tap";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { startTestSystem, type TestSystem } from "../../../test/support/harness.js";
-import { at, candidate, createWorkspace, hiringAdmin, hiringEvents, importData, opening, type HiringWorkspace, type Json } from "../test-support.js";
+import { at, candidate, createWorkspace, hiringAdmin, hiringEvents, importData, opening, type HiringWorkspace, type Json } from "./support.js";
 
 /** The data path: imports, recorded tests and reviewer updates, and the events they emit. */
 

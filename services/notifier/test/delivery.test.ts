@@ -3,7 +3,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { ManualClock } from "../../../lib/clock.js";
 import { nextRetryDelayMs } from "../schedule.js";
 import { startReceiver, type TestContext } from "../../../test/support/harness.js";
-import { eventually, publishEvent, seededRandom, startNotifier, type TestNotifier } from "../testkit.js";
+import { eventually, publishEvent, seededRandom, startNotifier, type TestNotifier } from "./support.js";
 
 /**
  * Delivery semantics on a notifier alone, driven by a manual clock: the retry schedule, giving

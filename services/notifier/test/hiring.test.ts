@@ -4,7 +4,7 @@ import { startTestSystem, startReceiver } from "../../../test/support/harness.js
 import { runAdmin } from "../../../cmd/admin.js";
 import type { Notifier } from "../index.js";
 import { standardSignature } from "../signing.js";
-import { eventually, publishEvent } from "../testkit.js";
+import { eventually, publishEvent } from "./support.js";
 
 /**
  * Hiring webhooks, made with the admin command line, and the operators' commands (log, replay,

@@ -1,7 +1,7 @@
 import t from "tap";
 import { ManualClock } from "../../../lib/clock.js";
 import type { NewNotification } from "../store.js";
-import { startNotifier } from "../testkit.js";
+import { startNotifier } from "./support.js";
 
 /**
  * Ingest stores its stream position in the same transaction as the notifications,

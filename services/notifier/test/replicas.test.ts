@@ -2,7 +2,7 @@ import t from "tap";
 import { systemClock } from "../../../lib/clock.js";
 import { loadConfig } from "../../../lib/config.js";
 import { cleanUp, testEnv, startReceiver } from "../../../test/support/harness.js";
-import { eventually, openBus, publishEvent, seededRandom, startNotifier } from "../testkit.js";
+import { eventually, openBus, publishEvent, seededRandom, startNotifier } from "./support.js";
 
 /**
  * Two notifier replicas on one schema and one stream (in the stack mode each reads the stream

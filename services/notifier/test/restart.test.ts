@@ -8,7 +8,7 @@ import { WebhookAdminService } from "../../../gen/notifier/v1/webhooks_pb.js";
 import { loadConfig } from "../../../lib/config.js";
 import { Directory } from "../../../lib/directory.js";
 import { cleanUp, freePort, STACK_MODE, startTestSystem, testEnv, type TestContext, type TrackUser, startReceiver, type Received } from "../../../test/support/harness.js";
-import { openBus, publishEvent } from "../testkit.js";
+import { openBus, publishEvent } from "./support.js";
 
 /**
  * At least once, in order, across restarts: of the notifier (killed, in both modes) and of NATS

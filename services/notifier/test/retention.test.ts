@@ -4,7 +4,7 @@ import { createLogger } from "../../../lib/logger.js";
 import { Retention, type RetentionOptions } from "../retention.js";
 import { MAX_ATTEMPTS } from "../schedule.js";
 import { startReceiver, type TestContext } from "../../../test/support/harness.js";
-import { eventually, publishEvent, startNotifier, type TestNotifier } from "../testkit.js";
+import { eventually, publishEvent, startNotifier, type TestNotifier } from "./support.js";
 
 /**
  * The retention job: what it removes once it is older than WEBHOOK_RETENTION_DAYS by the clock

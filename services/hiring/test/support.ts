@@ -1,9 +1,9 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
-import { EventSchema } from "../../gen/events/v1/event_pb.js";
-import { HiringAdminService } from "../../gen/hiring/v1/admin_pb.js";
-import { connectDatabase } from "../../lib/db.js";
-import type { TestSystem } from "../../test/support/harness.js";
+import { EventSchema } from "../../../gen/events/v1/event_pb.js";
+import { HiringAdminService } from "../../../gen/hiring/v1/admin_pb.js";
+import { connectDatabase } from "../../../lib/db.js";
+import type { TestSystem } from "../../../test/support/harness.js";
 
 /** What the hiring tests share: workspaces, records in the import shapes, the outbox. */
 

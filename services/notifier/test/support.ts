@@ -1,16 +1,16 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createClient, createRouterTransport, type Client } from "@connectrpc/connect";
-import { EventSchema } from "../../gen/events/v1/event_pb.js";
-import { WebhookAdminService } from "../../gen/notifier/v1/webhooks_pb.js";
-import { loadConfig, type Config } from "../../lib/config.js";
-import { createLogger } from "../../lib/logger.js";
-import { InProcessBus, JetStreamBus, type EventBus } from "../../lib/bus.js";
-import { Directory } from "../../lib/directory.js";
-import { sortableId } from "../../lib/ids.js";
-import type { Clock } from "../../lib/clock.js";
-import { cleanUp, testEnv, type TestContext } from "../../test/support/harness.js";
-import { openNotifier, type Notifier, type NotifierOptions } from "./index.js";
+import { EventSchema } from "../../../gen/events/v1/event_pb.js";
+import { WebhookAdminService } from "../../../gen/notifier/v1/webhooks_pb.js";
+import { loadConfig, type Config } from "../../../lib/config.js";
+import { createLogger } from "../../../lib/logger.js";
+import { InProcessBus, JetStreamBus, type EventBus } from "../../../lib/bus.js";
+import { Directory } from "../../../lib/directory.js";
+import { sortableId } from "../../../lib/ids.js";
+import type { Clock } from "../../../lib/clock.js";
+import { cleanUp, testEnv, type TestContext } from "../../../test/support/harness.js";
+import { openNotifier, type Notifier, type NotifierOptions } from "../index.js";
 
 /**
  * Test helpers of the notifier, for its tests and the benchmark (never used in production): a

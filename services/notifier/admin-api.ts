@@ -1,8 +1,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import { Code } from "@connectrpc/connect";
 import { WebhookAdminService } from "../../gen/notifier/v1/webhooks_pb.js";
 import type { Clock } from "../../lib/clock.js";
-import { httpError, invalid, notFound } from "../../lib/errors.js";
+import { badRequest, notFound } from "../../lib/errors.js";
 import { isUniqueViolation } from "../../lib/db.js";
 import { checkTargetUrl, type TargetRules } from "./target.js";
 import { newSecret } from "./signing.js";
@@ -21,7 +20,7 @@ export function subscriptionIdOf(raw: string): number {
 }
 
 function pageSize(limit: number): number {
-  if (limit < 0) throw invalid("limit must not be negative");
+  if (limit < 0) throw badRequest("limit must not be negative");
   return Math.min(limit || 100, 1000);
 }
 
@@ -35,11 +34,11 @@ export function webhookAdminRoutes(deps: { store: NotifierStore; clock: Clock; r
     router.service(WebhookAdminService, {
       async createSubscription(req) {
         const family = familyOfService(req.service);
-        if (!family) throw invalid("service must be hiring, tracking or accounts");
-        if (!req.workspaceId) throw invalid("workspace_id is required");
+        if (!family) throw badRequest("service must be hiring, tracking or accounts");
+        if (!req.workspaceId) throw badRequest("workspace_id is required");
         const problem = checkTargetUrl(req.url, rules);
-        if (problem) throw invalid(problem);
-        if (req.description.length > MAX_DESCRIPTION_LENGTH) throw invalid(`description must not be longer than ${MAX_DESCRIPTION_LENGTH} characters`);
+        if (problem) throw badRequest(problem);
+        if (req.description.length > MAX_DESCRIPTION_LENGTH) throw badRequest(`description must not be longer than ${MAX_DESCRIPTION_LENGTH} characters`);
         const now = clock.now();
         const row = await store
           .insertSubscription({
@@ -57,14 +56,14 @@ export function webhookAdminRoutes(deps: { store: NotifierStore; clock: Clock; r
             updated_at: now,
           })
           .catch((err: unknown) => {
-            throw isUniqueViolation(err) ? httpError(400, Code.AlreadyExists, "a subscription with this description exists in the workspace") : err;
+            throw isUniqueViolation(err) ? badRequest("a subscription with this description exists in the workspace") : err;
           });
         return { subscription: subscriptionMessage(row, 0), secret: row.secret };
       },
 
       async listSubscriptions(req) {
         const family = familyOfService(req.service);
-        if (!family) throw invalid("service must be hiring, tracking or accounts");
+        if (!family) throw badRequest("service must be hiring, tracking or accounts");
         const rows = await store.subscriptionsOf(family, req.workspaceId);
         const pending = await store.pendingCounts(rows.map((r) => r.id));
         return { subscriptions: rows.map((r) => subscriptionMessage(r, pending.get(r.id) ?? 0)) };
@@ -84,7 +83,7 @@ export function webhookAdminRoutes(deps: { store: NotifierStore; clock: Clock; r
 
       async listNotifications(req) {
         const id = subscriptionIdOf(req.subscriptionId);
-        if (req.state && !STATES.has(req.state as NotificationState)) throw invalid("state must be pending, delivered or given_up");
+        if (req.state && !STATES.has(req.state as NotificationState)) throw badRequest("state must be pending, delivered or given_up");
         if (!(await store.subscription(id))) throw notFound(`subscription ${req.subscriptionId} not found`);
         const rows = await store.notifications(id, (req.state || undefined) as NotificationState | undefined, pageSize(req.limit));
         return { notifications: rows.map(notificationMessage) };
@@ -94,7 +93,7 @@ export function webhookAdminRoutes(deps: { store: NotifierStore; clock: Clock; r
         const existing = await store.notification(req.notificationId);
         if (!existing) throw notFound(`notification ${req.notificationId} not found`);
         const replayed = await store.replay(req.notificationId, clock.now());
-        if (!replayed) throw httpError(400, Code.FailedPrecondition, `notification ${req.notificationId} is ${existing.state}; only a given-up notification can be replayed`);
+        if (!replayed) throw badRequest(`notification ${req.notificationId} is ${existing.state}; only a given-up notification can be replayed`);
         dispatcher.kick();
         return { notification: notificationMessage(replayed) };
       },

@@ -4,7 +4,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { ClientSchema, CreateClientRequestSchema, ListClientsResponseSchema, RestoreClientRequestSchema } from "../../gen/tracking/v1/clients_pb.js";
 import { CandidateDetailSchema, ListCandidatesRequestSchema, ListCandidatesResponseSchema, OpeningSchema } from "../../gen/hiring/v1/export_pb.js";
 import { ImportRequestSchema } from "../../gen/hiring/v1/admin_pb.js";
-import { coerceParam, decodeMessage, encodeField, encodeMessage, hiringTimestamp, trackingTimestamp, RestInputError } from "../codec.js";
+import { coerceParam, decodeMessage, encodeField, encodeMessage, hiringTimestamp, trackingTimestamp, RestInputError } from "../rest-json.js";
 
 const field = (desc: { fields: { name: string }[] }, name: string) => desc.fields.find((f) => f.name === name)! as never;
 

@@ -2,7 +2,8 @@ import type { Config, ServiceName } from "./config.js";
 import type { Clock } from "./clock.js";
 import type { EventBus } from "./bus.js";
 import type { Logger } from "./logger.js";
-import { isDeadlock, openDatabase, type Knex, type Migration } from "./db.js";
+import type { ConnectError } from "@connectrpc/connect";
+import { isDeadlock, isUniqueViolation, openDatabase, type Knex, type Migration } from "./db.js";
 import { OutboxRelay, outboxMigration, recordEvent, type DomainEvent } from "./events.js";
 
 /** Runs of a transaction that deadlocked, in all. */
@@ -11,9 +12,15 @@ const MAX_ATTEMPTS = 3;
 /** Records events inside a transaction; they are published after it commits. */
 export type Emit = (event: DomainEvent) => Promise<string>;
 
+/** What a change declares about itself. */
+export interface ChangeOptions {
+  /** The error a unique-key violation means for this call (a name taken, the same record twice). */
+  onDuplicate?: () => ConnectError;
+}
+
 /**
- * ServiceStorage is a service's own schema with its outbox: `transaction` runs a change and
- * the events it records atomically, then lets the relay publish them.
+ * ServiceStorage is a service's own schema with its outbox: `change` runs a change and the
+ * events it records atomically, then lets the relay publish them.
  */
 export class ServiceStorage {
   private constructor(
@@ -31,9 +38,10 @@ export class ServiceStorage {
   /**
    * Runs `work` and the events it records in one transaction. Concurrent writers can deadlock
    * in MySQL (locking reads take gap locks where new rows go): the victim, rolled back with its
-   * outbox rows, runs again, up to three times in all.
+   * outbox rows, runs again, up to three times in all. A unique-key violation becomes the
+   * error the call declares.
    */
-  async transaction<T>(work: (trx: Knex.Transaction, emit: Emit) => Promise<T>): Promise<T> {
+  async change<T>(work: (trx: Knex.Transaction, emit: Emit) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       let emitted = false;
       try {
@@ -47,6 +55,7 @@ export class ServiceStorage {
         return result;
       } catch (err) {
         if (isDeadlock(err) && attempt < MAX_ATTEMPTS) continue;
+        if (options.onDuplicate && isUniqueViolation(err)) throw options.onDuplicate();
         throw err;
       }
     }

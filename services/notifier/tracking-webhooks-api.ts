@@ -2,14 +2,15 @@ import { Code, type ConnectRouter, type HandlerContext } from "@connectrpc/conne
 import { TrackingWebhookService } from "../../gen/notifier/v1/tracking_webhooks_pb.js";
 import type { EventFilter } from "../../gen/notifier/v1/webhooks_pb.js";
 import type { Clock } from "../../lib/clock.js";
-import type { WorkspaceGate } from "../../lib/access.js";
+import type { WorkspaceGate } from "../../lib/workspace-scope.js";
 import { caller, requireUser, secretsEqual } from "../../lib/identity.js";
-import { httpError, invalid, notFound } from "../../lib/errors.js";
+import { badRequest, notFound, paymentRequired } from "../../lib/errors.js";
 import { isUniqueViolation } from "../../lib/db.js";
-import { randomToken } from "../../lib/ids.js";
+import { randomToken, storageId } from "../../lib/ids.js";
+import { TRACKING_EVENTS } from "../../lib/event-catalog.js";
 import { checkTargetUrl, type TargetRules } from "./target.js";
 import { newSecret } from "./signing.js";
-import { subscriptionDescription, trackingFilters, TRACKING_EVENT_FILTERS, workspaceLimits } from "./subscriptions.js";
+import { subscriptionDescription, trackingFilters, workspaceLimits } from "./subscriptions.js";
 import { webhookSubscriptionMessage } from "./messages.js";
 import type { Dispatcher } from "./dispatcher.js";
 import type { Pinger } from "./ping.js";
@@ -22,9 +23,9 @@ const notFoundIn = (subscriptionId: bigint, workspaceId: bigint) => notFound(`su
 
 function callbackUrl(raw: string, rules: TargetRules): string {
   const url = raw.trim();
-  if (!url) throw invalid("URL callback must not be empty");
+  if (!url) throw badRequest("URL callback must not be empty");
   const problem = checkTargetUrl(url, rules);
-  if (problem) throw invalid(problem);
+  if (problem) throw badRequest(problem);
   return url;
 }
 
@@ -42,28 +43,24 @@ const newValidationCode = () => randomToken(24);
  * the caller is a member; members see and change their own subscriptions, workspace admins
  * every subscription of the workspace (as the real service's "user creator" rules say).
  */
-export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<WorkspaceGate, "require">; clock: Clock; rules: TargetRules; pinger: Pinger; dispatcher: Dispatcher }) {
+export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<WorkspaceGate, "scope">; clock: Clock; rules: TargetRules; pinger: Pinger; dispatcher: Dispatcher }) {
   const { store, gate, clock, rules, pinger, dispatcher } = deps;
 
-  async function member(ctx: HandlerContext, workspaceId: bigint) {
-    const userId = requireUser(ctx);
-    const access = await gate.require(userId, workspaceId, NO_ACCESS);
-    return { userId, access };
-  }
+  const member = (ctx: HandlerContext, workspaceId: bigint) => gate.scope(ctx, workspaceId, { denied: NO_ACCESS });
 
   /** The workspace's time-tracking subscription of that id, if there is one. */
   async function inWorkspace(workspaceId: bigint, subscriptionId: bigint): Promise<SubscriptionRow | undefined> {
-    if (subscriptionId <= 0n || subscriptionId > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
-    const sub = await store.subscription(Number(subscriptionId));
+    const id = storageId(subscriptionId);
+    const sub = id === undefined ? undefined : await store.subscription(id);
     return sub && sub.family === "tracking" && sub.workspace_id === String(workspaceId) ? sub : undefined;
   }
 
   /** The caller's subscription in the workspace, or 404 (also for another workspace's ids). */
   async function visible(ctx: HandlerContext, workspaceId: bigint, subscriptionId: bigint) {
-    const { userId, access } = await member(ctx, workspaceId);
+    const scope = await member(ctx, workspaceId);
     const sub = await inWorkspace(workspaceId, subscriptionId);
-    if (!sub || (!access.admin && BigInt(sub.user_id) !== userId)) throw notFoundIn(subscriptionId, workspaceId);
-    return { sub, access, userId };
+    if (!sub || (!scope.admin && BigInt(sub.user_id) !== scope.userId)) throw notFoundIn(subscriptionId, workspaceId);
+    return { sub, scope };
   }
 
   async function answer(sub: SubscriptionRow) {
@@ -72,7 +69,7 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
   }
 
   function uniqueDescription(err: unknown): never {
-    if (isUniqueViolation(err)) throw invalid("Subscription description must be unique in the workspace");
+    if (isUniqueViolation(err)) throw badRequest("Subscription description must be unique in the workspace");
     throw err;
   }
 
@@ -86,18 +83,18 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
   return (router: ConnectRouter) =>
     router.service(TrackingWebhookService, {
       async listWorkspaceSubscriptions(req, ctx) {
-        const { userId, access } = await member(ctx, req.workspaceId);
-        const rows = (await store.subscriptionsOf("tracking", String(req.workspaceId))).filter((s) => access.admin || BigInt(s.user_id) === userId);
+        const scope = await member(ctx, req.workspaceId);
+        const rows = (await store.subscriptionsOf("tracking", String(req.workspaceId))).filter((s) => scope.admin || BigInt(s.user_id) === scope.userId);
         const pending = await store.pendingCounts(rows.map((r) => r.id));
         return { subscriptions: rows.map((r) => webhookSubscriptionMessage(r, (pending.get(r.id) ?? 0) > 0)) };
       },
 
       async createWorkspaceSubscription(req, ctx) {
-        const { userId, access } = await member(ctx, req.workspaceId);
+        const { userId, premium } = await member(ctx, req.workspaceId);
         const description = subscriptionDescription(req.description);
-        const eventFilters = filtersOf(req.eventFilters, access.premium);
+        const eventFilters = filtersOf(req.eventFilters, premium);
         const url = callbackUrl(req.urlCallback, rules);
-        const { maxWebhooks } = workspaceLimits(access.premium);
+        const { maxWebhooks } = workspaceLimits(premium);
         const now = clock.now();
         const sub = await store
           .insertSubscriptionWithin({
@@ -115,17 +112,17 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
             updated_at: now,
           }, maxWebhooks)
           .catch(uniqueDescription);
-        if (!sub) throw httpError(402, Code.FailedPrecondition, `The workspace has reached its maximum of ${maxWebhooks} webhooks`);
+        if (!sub) throw paymentRequired(`The workspace has reached its maximum of ${maxWebhooks} webhooks`);
         pinger.pingLater(sub, validationUrl(ctx, sub));
         return { subscription: webhookSubscriptionMessage(sub, false) };
       },
 
       async updateWorkspaceSubscription(req, ctx) {
-        const { sub, access } = await visible(ctx, req.workspaceId, req.subscriptionId);
+        const { sub, scope } = await visible(ctx, req.workspaceId, req.subscriptionId);
         const url = callbackUrl(req.urlCallback, rules);
         const changes: Partial<SubscriptionRow> = {
           description: subscriptionDescription(req.description),
-          event_filters: filtersOf(req.eventFilters, access.premium),
+          event_filters: filtersOf(req.eventFilters, scope.premium),
           url,
           updated_at: clock.now(),
         };
@@ -143,7 +140,7 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
 
       async setWorkspaceSubscriptionEnabled(req, ctx) {
         const { sub } = await visible(ctx, req.workspaceId, req.subscriptionId);
-        if (req.enabled === undefined) throw invalid("Field 'enabled' is required");
+        if (req.enabled === undefined) throw badRequest("Field 'enabled' is required");
         const updated = await store.updateSubscription(sub.id, { enabled: req.enabled, updated_at: clock.now() });
         if (!updated) throw notFoundIn(req.subscriptionId, req.workspaceId);
         // Notifications queued before it was disabled wait for it; they go now.
@@ -178,12 +175,12 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
 
       async listEventFilters(_req, ctx) {
         requireUser(ctx);
-        return { eventFilters: Object.fromEntries(Object.entries(TRACKING_EVENT_FILTERS).map(([entity, actions]) => [entity, [...actions]])) };
+        return { eventFilters: Object.fromEntries(Object.entries(TRACKING_EVENTS).map(([entity, actions]) => [entity, [...actions]])) };
       },
 
       async getWorkspaceLimits(req, ctx) {
-        const { access } = await member(ctx, req.workspaceId);
-        const limits = workspaceLimits(access.premium);
+        const { premium } = await member(ctx, req.workspaceId);
+        const limits = workspaceLimits(premium);
         return { maxWebhooks: limits.maxWebhooks, maxEventsPerWebhook: limits.maxEventsPerWebhook };
       },
 

@@ -1,0 +1,45 @@
+import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
+import type { ServiceName } from "./config.js";
+
+/**
+ * Every event the services emit: entity and actions, per emitting service. The outbox refuses
+ * an event that is not here, and the notifier's `GET /webhooks/api/v1/event_filters` and its
+ * filter rules read the same table, so what a subscription may ask for is what is emitted.
+ * A resource that starts emitting adds its entity here.
+ */
+export const EVENT_CATALOG: Readonly<Record<ServiceName, Readonly<Record<string, readonly string[]>>>> = {
+  hiring: { candidate: ["test.finished", "updated"] },
+  accounts: {},
+  tracking: { client: ["created", "updated", "deleted"] },
+  notifier: {},
+};
+
+/** Emitting services whose events the time-tracking webhooks carry. */
+export const TRACKING_EVENT_SERVICES = ["accounts", "tracking"] as const satisfies readonly ServiceName[];
+
+/** The time-tracking webhooks' entities and their actions (what `event_filters` lists). */
+export const TRACKING_EVENTS: Readonly<Record<string, readonly string[]>> = Object.assign({}, ...TRACKING_EVENT_SERVICES.map((s) => EVENT_CATALOG[s]));
+
+export class UncatalogedEventError extends Error {
+  override name = "UncatalogedEventError";
+}
+
+/** Throws unless `service` emits `entity` `action` according to the catalog. */
+export function checkCataloged(service: string, entity: string, action: string): void {
+  const actions = EVENT_CATALOG[service as ServiceName]?.[entity];
+  if (!actions?.includes(action)) throw new UncatalogedEventError(`${service} does not emit ${entity}.${action}: add it to lib/event-catalog.ts`);
+}
+
+/** The standard actions of an entity that is created, changed and removed. */
+export type EntityAction = "created" | "updated" | "deleted";
+
+/** What an entity event says: who did it where, and the entity as it stands. */
+export interface EntityEventInit<Desc extends DescMessage> {
+  entity: string;
+  action: EntityAction;
+  schema: Desc;
+  /** The entity's message; its `id` is the event's object id. */
+  message: MessageShape<Desc> & { id: bigint };
+  workspaceId: bigint;
+  userId: bigint;
+}

@@ -1,0 +1,34 @@
+import type { Clock } from "./clock.js";
+import type { Knex } from "./db.js";
+import type { ChangeOptions, Emit, ServiceStorage } from "./storage.js";
+import type { ScopedTable } from "./scoped-table.js";
+import type { WorkspaceGate } from "./workspace-scope.js";
+
+/**
+ * What a resource's handlers are built from: the service's storage (changes with their events),
+ * the workspace gate (who may act where) and the clock. A resource folder exports
+ * `<resource>Handlers(kit)`, which the service's routes file composes.
+ */
+export interface ResourceKit {
+  storage: ServiceStorage;
+  gate: WorkspaceGate;
+  clock: Clock;
+}
+
+/**
+ * Changes one row of a scope: in one change, reads the row locked, throws the call's `missing`
+ * error when it is not there (also for ids no row can have), then runs `work` on it.
+ */
+export function changeRow<Row extends { id: number }, T>(
+  storage: ServiceStorage,
+  table: ScopedTable<Row>,
+  where: { scope: number; id: bigint; missing: () => Error },
+  work: (existing: Row, trx: Knex.Transaction, emit: Emit) => Promise<T>,
+  options?: ChangeOptions,
+): Promise<T> {
+  return storage.change(async (trx, emit) => {
+    const existing = await table.getForChange(trx, where.scope, where.id);
+    if (!existing) throw where.missing();
+    return work(existing, trx, emit);
+  }, options);
+}

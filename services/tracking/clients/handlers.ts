@@ -1,0 +1,117 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { ClientSchema, ClientService, type Client } from "../../../gen/tracking/v1/clients_pb.js";
+import { badRequest, notFound } from "../../../lib/errors.js";
+import { entityEvent } from "../../../lib/events.js";
+import type { EntityAction } from "../../../lib/event-catalog.js";
+import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
+import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { clients, type ClientRow } from "./store.js";
+import { checkBodyWorkspace, clientName, statusFilter } from "./rules.js";
+
+function clientMessage(row: ClientRow): Client {
+  return create(ClientSchema, {
+    id: BigInt(row.id),
+    wid: BigInt(row.workspace_id),
+    name: row.name,
+    notes: row.notes ?? undefined,
+    archived: row.archived,
+    creatorId: BigInt(row.creator_id),
+    at: timestampFromDate(row.at),
+  });
+}
+
+const clientEvent = (action: EntityAction, row: ClientRow, scope: WorkspaceScope) =>
+  entityEvent({ entity: "client", action, schema: ClientSchema, message: clientMessage(row), ...scope });
+
+const noClient = (id: bigint) => () => notFound(`No client with ID ${id} was found`);
+const nameTaken = () => badRequest("Name has already been taken");
+
+export function clientHandlers({ storage, gate, clock }: ResourceKit) {
+  const { db } = storage;
+  return (router: ConnectRouter) =>
+    router.service(ClientService, {
+      async listClients(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const rows = await clients.list(db, scope.workspace, { where: statusFilter(req.status), contains: { name: req.name.trim() } });
+        return { clients: rows.map(clientMessage) };
+      },
+
+      async createClient(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        checkBodyWorkspace(req.wid, req.workspaceId);
+        const name = clientName(req.name);
+        const now = clock.now();
+        const row = await storage.change(async (trx, emit) => {
+          const created = await clients.insert(trx, {
+            workspace_id: scope.workspace,
+            name,
+            notes: req.notes ?? null,
+            archived: false,
+            creator_id: Number(scope.userId),
+            created_at: now,
+            at: now,
+          });
+          await emit(clientEvent("created", created, scope));
+          return created;
+        }, { onDuplicate: nameTaken });
+        return { client: clientMessage(row) };
+      },
+
+      async getClient(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const row = await clients.get(db, scope.workspace, req.clientId);
+        if (!row) throw noClient(req.clientId)();
+        return { client: clientMessage(row) };
+      },
+
+      async updateClient(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        checkBodyWorkspace(req.wid, req.workspaceId);
+        const changes: Partial<ClientRow> = { at: clock.now() };
+        if (req.name !== undefined) changes.name = clientName(req.name);
+        if (req.notes !== undefined) changes.notes = req.notes;
+        const missing = () => notFound("Client doesn't exist in the workspace");
+        const row = await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing }, async (existing, trx, emit) => {
+          const updated = await clients.update(trx, existing, changes);
+          await emit(clientEvent("updated", updated, scope));
+          return updated;
+        }, { onDuplicate: nameTaken });
+        return { client: clientMessage(row) };
+      },
+
+      async deleteClient(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
+          await clients.delete(trx, existing);
+          await emit(clientEvent("deleted", existing, scope));
+        });
+        return {};
+      },
+
+      async archiveClient(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId, { premium: "Archiving clients requires a premium workspace" });
+        await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
+          if (existing.archived) return;
+          await emit(clientEvent("updated", await clients.update(trx, existing, { archived: true, at: clock.now() }), scope));
+        });
+        // Projects are not stored yet, so no project is archived with the client.
+        return { projectIds: [] };
+      },
+
+      async restoreClient(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        if (req.projects.length > 0 && req.restoreAllProjects) throw badRequest("Bad Request");
+        const row = await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
+          // Named projects must belong to the client; there are none yet.
+          if (req.projects.length > 0) throw badRequest("Bad Request");
+          if (!existing.archived) return existing;
+          const updated = await clients.update(trx, existing, { archived: false, at: clock.now() });
+          await emit(clientEvent("updated", updated, scope));
+          return updated;
+        });
+        return { client: clientMessage(row) };
+      },
+    });
+}
