@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gateway/v1/annotations.proto.
  */
 export const file_gateway_v1_annotations: GenFile = /*@__PURE__*/
-  fileDesc("ChxnYXRld2F5L3YxL2Fubm90YXRpb25zLnByb3RvEgpnYXRld2F5LnYxIs4BCgVSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIYChBhZGRpdGlvbmFsX3BhdGhzGAMgAygJEgwKBGJvZHkYBCABKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIOCgZzdGF0dXMYBiABKA0SDgoGcHVibGljGAcgASgIEhYKDnNlc3Npb25fY29va2llGAggASgJEhwKFGNsZWFyX3Nlc3Npb25fY29va2llGAkgASgIEhIKCmVtcHR5X2JvZHkYCiABKAgqSAoGRmFtaWx5EhYKEkZBTUlMWV9VTlNQRUNJRklFRBAAEhEKDUZBTUlMWV9ISVJJTkcQARITCg9GQU1JTFlfVFJBQ0tJTkcQAjpJCgVyb3V0ZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLSHAyABKAsyES5nYXRld2F5LnYxLlJvdXRlUgVyb3V0ZTpNCgZmYW1pbHkSHy5nb29nbGUucHJvdG9idWYuU2VydmljZU9wdGlvbnMYtYcDIAEoDjISLmdhdGV3YXkudjEuRmFtaWx5UgZmYW1pbHliBnByb3RvMw", [file_google_protobuf_descriptor]);
+  fileDesc("ChxnYXRld2F5L3YxL2Fubm90YXRpb25zLnByb3RvEgpnYXRld2F5LnYxIv0BCgVSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIYChBhZGRpdGlvbmFsX3BhdGhzGAMgAygJEgwKBGJvZHkYBCABKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIOCgZzdGF0dXMYBiABKA0SDgoGcHVibGljGAcgASgIEhYKDnNlc3Npb25fY29va2llGAggASgJEhwKFGNsZWFyX3Nlc3Npb25fY29va2llGAkgASgIEhIKCmVtcHR5X2JvZHkYCiABKAgSEAoIbm9fc3RvcmUYCyABKAgSGwoTcmV2b2tlc19jcmVkZW50aWFscxgMIAEoCCpICgZGYW1pbHkSFgoSRkFNSUxZX1VOU1BFQ0lGSUVEEAASEQoNRkFNSUxZX0hJUklORxABEhMKD0ZBTUlMWV9UUkFDS0lORxACOkkKBXJvdXRlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYtIcDIAEoCzIRLmdhdGV3YXkudjEuUm91dGVSBXJvdXRlOk0KBmZhbWlseRIfLmdvb2dsZS5wcm90b2J1Zi5TZXJ2aWNlT3B0aW9ucxi1hwMgASgOMhIuZ2F0ZXdheS52MS5GYW1pbHlSBmZhbWlseWIGcHJvdG8z", [file_google_protobuf_descriptor]);
 
 /**
  * Route declares the REST endpoint the gateway serves for one RPC.
@@ -90,6 +90,22 @@ export type Route = Message<"gateway.v1.Route"> & {
    * @generated from field: bool empty_body = 10;
    */
   emptyBody: boolean;
+
+  /**
+   * The answer carries a credential or secret (a token, a webhook secret): the gateway
+   * answers with `Cache-Control: no-store`.
+   *
+   * @generated from field: bool no_store = 11;
+   */
+  noStore: boolean;
+
+  /**
+   * A successful call ends credentials of the caller (token reset, password change, session
+   * end, account closed): the gateway forgets the caller's remembered authentications.
+   *
+   * @generated from field: bool revokes_credentials = 12;
+   */
+  revokesCredentials: boolean;
 };
 
 /**
