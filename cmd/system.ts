@@ -85,7 +85,7 @@ export async function startSystem(options: {
         ready: () => instance.ready(),
         metrics: instance.metrics?.bind(instance),
         port: config.ports[name],
-        host: options.host,
+        host: options.host ?? config.host,
       });
       listening.push(l);
       ports[name] = l.port;
@@ -97,7 +97,7 @@ export async function startSystem(options: {
         return (await Promise.all(checks)).every(Boolean);
       };
       gateway = await buildGateway({ directory, log, ready, trustProxy: config.trustProxy });
-      await gateway.listen({ port: config.ports.gateway, host: options.host ?? "0.0.0.0" });
+      await gateway.listen({ port: config.ports.gateway, host: options.host ?? config.host });
       ports.gateway = (gateway.server.address() as { port: number }).port;
     }
   } catch (err) {

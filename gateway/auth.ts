@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { Family } from "../gen/gateway/v1/annotations_pb.js";
 import { IdentityService } from "../gen/accounts/v1/accounts_pb.js";
@@ -6,12 +7,21 @@ import { HEADER } from "../lib/identity.js";
 
 export const SESSION_COOKIE = "__Secure-accounts-session";
 
-/** Reads one cookie's value from a Cookie header. */
+/** Failed authentication; the family decides the status (hiring 401, time tracking 403). */
+export class AuthenticationFailed extends Error {}
+
+/** Reads one cookie's value from a Cookie header; a value that is not valid percent-encoding fails authentication. */
 export function cookieValue(header: string | undefined, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        throw new AuthenticationFailed("malformed session cookie");
+      }
+    }
   }
   return undefined;
 }
@@ -36,8 +46,45 @@ export interface RequestCredentials {
   cookie?: string;
 }
 
-/** Failed authentication; the family decides the status (hiring 401, time tracking 403). */
-export class AuthenticationFailed extends Error {}
+/**
+ * Successful time-tracking authentications, remembered for `ttlMs` by a hash of the
+ * credentials, so that a client's burst does not run scrypt and an RPC per request. What
+ * revokes credentials (token reset, session end, password change, account closed) forgets the
+ * user's entries in this replica at once; other gateway replicas keep them for at most `ttlMs`.
+ */
+export class RememberedAuthentications {
+  private readonly entries = new Map<string, { userId: string; headers: Record<string, string>; at: number }>();
+
+  constructor(
+    private readonly ttlMs = 5_000,
+    private readonly now: () => number = Date.now,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  static key(basic: { username: string; password: string } | undefined, session: string | undefined): string {
+    return createHash("sha256").update(basic ? `basic\0${basic.username}\0${basic.password}` : `session\0${session}`).digest("base64url");
+  }
+
+  get(key: string): Record<string, string> | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (this.now() - entry.at > this.ttlMs) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.headers;
+  }
+
+  remember(key: string, headers: Record<string, string>): void {
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(key, { userId: headers[HEADER.userId], headers, at: this.now() });
+  }
+
+  /** Forgets every remembered authentication of the user. */
+  forgetUser(userId: string): void {
+    for (const [key, entry] of this.entries) if (entry.userId === userId) this.entries.delete(key);
+  }
+}
 
 /**
  * Establishes who calls, per API family, and returns the identity headers the gateway sends
@@ -47,24 +94,30 @@ export class Authenticator {
   constructor(
     private readonly identity: Client<typeof IdentityService>,
     private readonly hiringKeys: Client<typeof HiringAdminService>,
+    readonly remembered = new RememberedAuthentications(),
   ) {}
 
   async identify(family: Family, creds: RequestCredentials, isPublic: boolean): Promise<Record<string, string>> {
     if (family === Family.HIRING) {
       const key = bearerToken(creds.authorization);
       if (!key) throw new AuthenticationFailed("missing API key");
+      // The hiring service remembers verified key rows itself (KeyVerifier).
       const { workspaceId } = await this.hiringKeys.verifyApiKey({ apiKey: key }).catch(rejectUnauthenticated);
       return { [HEADER.hiringWorkspaceId]: workspaceId };
     }
     if (isPublic) return {};
     const basic = basicCredentials(creds.authorization);
-    const session = cookieValue(creds.cookie, SESSION_COOKIE);
+    const session = basic ? undefined : cookieValue(creds.cookie, SESSION_COOKIE);
     if (!basic && !session) throw new AuthenticationFailed("missing credentials");
+    const rememberKey = RememberedAuthentications.key(basic, session);
+    const known = this.remembered.get(rememberKey);
+    if (known) return known;
     const { userId } = await this.identity
       .authenticate(basic ? { username: basic.username, password: basic.password } : { sessionToken: session })
       .catch(rejectUnauthenticated);
     const headers: Record<string, string> = { [HEADER.userId]: userId.toString() };
-    if (session && !basic) headers[HEADER.sessionToken] = session;
+    if (session) headers[HEADER.sessionToken] = session;
+    this.remembered.remember(rememberKey, headers);
     return headers;
   }
 }

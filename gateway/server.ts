@@ -8,16 +8,24 @@ import type { Directory } from "../lib/directory.js";
 import type { Logger } from "../lib/logger.js";
 import { HEADER } from "../lib/identity.js";
 import { PROTO_FILES } from "../lib/contracts.js";
+import { coerceParam, decodeField, decodeMessage, encodeField, encodeMessage, hiringTimestamp, trackingTimestamp, RestInputError } from "../lib/rest-json.js";
 import { collectRoutes, type RestRoute } from "./routes.js";
 import { openApiDocument } from "./openapi.js";
 import { FailureThrottle } from "./throttle.js";
-import { coerceParam, decodeField, decodeMessage, encodeField, encodeMessage, hiringTimestamp, trackingTimestamp, RestInputError } from "../lib/rest-json.js";
 import { errorReply, familyOfPath, isRetiredHiringVersion, replyForConnectError, type ErrorReply } from "./errors.js";
 import { AuthenticationFailed, Authenticator, SESSION_COOKIE } from "./auth.js";
+import { answerClientError } from "./client-errors.js";
 
 export const BODY_LIMIT = 1024 * 1024;
 /** Session cookie lifetime; the accounts service expires sessions after the same time. */
 export const SESSION_MAX_AGE_SECONDS = 30 * 24 * 3600;
+
+/**
+ * How long the gateway waits for a client: the request headers, then the whole request (a body
+ * that never arrives ends the connection with 408), and between requests on a kept-alive
+ * connection; and how long for a service's answer.
+ */
+export const TIMEOUTS = { headersMs: 10_000, requestMs: 15_000, keepAliveMs: 5_000, serviceCallMs: 30_000 };
 
 export interface GatewayOptions {
   directory: Directory;
@@ -27,9 +35,19 @@ export interface GatewayOptions {
   throttle?: FailureThrottle;
   /** Fastify's trustProxy: which peers' X-Forwarded-* headers count (Config.trustProxy). */
   trustProxy: boolean | string;
+  /** TIMEOUTS, shorter in tests. */
+  timeouts?: Partial<typeof TIMEOUTS>;
+}
+
+/** A step refused the request: the answer is decided. */
+class Refusal extends Error {
+  constructor(readonly reply: ErrorReply) {
+    super(`refused with ${reply.status}`);
+  }
 }
 
 function send(reply: FastifyReply, r: ErrorReply): FastifyReply {
+  if (r.retryAfter) reply.header("retry-after", String(r.retryAfter));
   return reply.code(r.status).type("application/json").send(JSON.stringify(r.body));
 }
 
@@ -37,25 +55,25 @@ function sessionCookie(token: string, maxAge: number): string {
   return `${SESSION_COOKIE}=${encodeURIComponent(token)}; Path=/; HttpOnly; Secure; SameSite=Lax; Max-Age=${maxAge}`;
 }
 
-/** Builds the request message from path variables, the query string and the body. */
+/**
+ * Builds the request message: path variables, then the query string, then the body. With
+ * `body: "*"` the body's fields win over query parameters of the same name.
+ */
 function requestMessage(route: RestRoute, req: FastifyRequest): Record<string, unknown> {
   const input = route.method.input;
-  let message: Record<string, unknown> = {};
-  const body = req.body;
-  if (route.option.body === "*") {
-    if (body !== undefined) message = decodeMessage(input, body);
-  } else if (route.bodyField) {
-    const value = decodeField(route.bodyField, body);
-    if (value !== undefined) message[route.bodyField.localName] = value;
-  }
+  const message: Record<string, unknown> = {};
   const query = (req.query ?? {}) as Record<string, string | string[]>;
   const params = (req.params ?? {}) as Record<string, string>;
   for (const field of input.fields) {
-    if (route.pathVariables.includes(field.name)) continue;
-    if (field === route.bodyField) continue;
+    if (route.pathVariables.includes(field.name) || field === route.bodyField) continue;
     const raw = query[field.name];
-    if (raw === undefined) continue;
-    message[field.localName] = coerceParam(field, raw);
+    if (raw !== undefined) message[field.localName] = coerceParam(field, raw);
+  }
+  if (route.option.body === "*") {
+    if (req.body !== undefined) Object.assign(message, decodeMessage(input, req.body));
+  } else if (route.bodyField) {
+    const value = decodeField(route.bodyField, req.body);
+    if (value !== undefined) message[route.bodyField.localName] = value;
   }
   for (const name of route.pathVariables) {
     const field = input.fields.find((f) => f.name === name)!;
@@ -79,10 +97,15 @@ function publicUrl(req: FastifyRequest): string {
  */
 export async function buildGateway(options: GatewayOptions) {
   const { directory, log } = options;
+  const timeouts = { ...TIMEOUTS, ...options.timeouts };
   const app = Fastify({
     loggerInstance: log as unknown as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    // Node checks the two timeouts at this interval (30 s by default, which would let a slow client hold on far longer).
+    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs) },
     // The client's address (the failure throttle's key) comes from X-Forwarded-For only when the
     // peer is a trusted proxy: a client that can reach the gateway directly cannot choose it.
     trustProxy: options.trustProxy,
@@ -92,6 +115,8 @@ export async function buildGateway(options: GatewayOptions) {
       const status = err.statusCode === 414 ? 414 : 400;
       void send(reply, errorReply(familyOfPath(req.url), status, status === 414 ? "URI Too Long" : "Invalid URL"));
     },
+    // What Node's HTTP parser refuses (malformed requests, headers over 16 KiB, timeouts).
+    clientErrorHandler: answerClientError,
   });
   const services = options.services ?? PROTO_FILES.flatMap((f) => f.services);
   const routes = collectRoutes(services);
@@ -119,6 +144,11 @@ export async function buildGateway(options: GatewayOptions) {
     }
   });
 
+  // No answer is to be sniffed as something other than its declared type.
+  app.addHook("onSend", async (_req, reply) => {
+    reply.header("x-content-type-options", "nosniff");
+  });
+
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
     const family = familyOfPath(req.url);
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500;
@@ -143,56 +173,74 @@ export async function buildGateway(options: GatewayOptions) {
     return reply.code(ok ? 200 : 503).send({ status: ok ? "ok" : "unavailable" });
   });
 
-  for (const route of routes) {
+  /** Step 1: a client address that failed authentication too often waits. */
+  function checkThrottle(route: RestRoute, req: FastifyRequest): void {
+    const retryAfter = throttle.retryAfterSeconds(req.ip);
+    if (retryAfter > 0) throw new Refusal({ ...errorReply(route.family, 429, "Too many failed authentication attempts; try again later"), retryAfter });
+  }
+
+  /** Step 2: who calls, as identity headers for the service. */
+  async function authenticate(route: RestRoute, req: FastifyRequest): Promise<Record<string, string>> {
+    try {
+      return await auth.identify(route.family, { authorization: req.headers.authorization, cookie: req.headers.cookie }, route.option.public);
+    } catch (err) {
+      if (!(err instanceof AuthenticationFailed)) throw err;
+      throttle.recordFailure(req.ip);
+      throw new Refusal(
+        route.family === Family.HIRING ? errorReply(route.family, 401, "Unauthorized") : errorReply(route.family, 403, "Incorrect username and/or password"),
+      );
+    }
+  }
+
+  /** Step 3: the request message from path, query and body. */
+  function decode(route: RestRoute, req: FastifyRequest): Record<string, unknown> {
+    try {
+      return requestMessage(route, req);
+    } catch (err) {
+      if (err instanceof RestInputError) throw new Refusal(errorReply(route.family, 400, err.message));
+      throw err;
+    }
+  }
+
+  /** Step 4: the owning service's answer. */
+  async function call(route: RestRoute, message: Record<string, unknown>, identity: Record<string, string>, req: FastifyRequest): Promise<Record<string, unknown>> {
+    const rpc = (clientFor(route) as unknown as Record<string, (m: unknown, o: unknown) => Promise<Record<string, unknown>>>)[route.method.localName];
+    return rpc(message, { headers: { ...identity, [HEADER.requestUrl]: publicUrl(req) }, timeoutMs: timeouts.serviceCallMs });
+  }
+
+  /** Step 5: the REST answer, with the cookie and cache headers the route declares. */
+  function encode(route: RestRoute, response: Record<string, unknown>, identity: Record<string, string>, reply: FastifyReply): FastifyReply {
+    const { option } = route;
+    if (option.revokesCredentials && identity[HEADER.userId]) auth.remembered.forgetUser(identity[HEADER.userId]);
+    if (option.noStore) reply.header("cache-control", "no-store");
+    if (option.sessionCookie) {
+      const token = response[route.method.output.fields.find((f) => f.name === option.sessionCookie)!.localName];
+      if (typeof token === "string" && token) reply.header("set-cookie", sessionCookie(token, SESSION_MAX_AGE_SECONDS));
+    }
+    if (option.clearSessionCookie) reply.header("set-cookie", sessionCookie("", 0));
+    const status = option.status || 200;
+    if (option.emptyBody) return reply.code(status).send();
     const format = route.family === Family.HIRING ? hiringTimestamp : trackingTimestamp;
+    const body: JsonValue = route.responseField
+      ? encodeField(route.responseField, response[route.responseField.localName], format)
+      : encodeMessage(route.method.output, response, format);
+    return reply.code(status).type("application/json").send(JSON.stringify(body));
+  }
+
+  for (const route of routes) {
     const handler = async (req: FastifyRequest, reply: FastifyReply) => {
-      const retryAfter = throttle.retryAfterSeconds(req.ip);
-      if (retryAfter > 0) {
-        reply.header("retry-after", String(retryAfter));
-        return send(reply, errorReply(route.family, 429, "Too many failed authentication attempts; try again later"));
-      }
-      let identity: Record<string, string>;
       try {
-        identity = await auth.identify(route.family, { authorization: req.headers.authorization, cookie: req.headers.cookie }, route.option.public);
+        checkThrottle(route, req);
+        const identity = await authenticate(route, req);
+        const message = decode(route, req);
+        const response = await call(route, message, identity, req);
+        return encode(route, response, identity, reply);
       } catch (err) {
-        if (err instanceof AuthenticationFailed) {
-          throttle.recordFailure(req.ip);
-          return route.family === Family.HIRING
-            ? send(reply, errorReply(route.family, 401, "Unauthorized"))
-            : send(reply, errorReply(route.family, 403, "Incorrect username and/or password"));
-        }
-        return send(reply, replyForConnectError(route.family, ConnectError.from(err)));
-      }
-      let message: Record<string, unknown>;
-      try {
-        message = requestMessage(route, req);
-      } catch (err) {
-        if (err instanceof RestInputError) return send(reply, errorReply(route.family, 400, err.message));
-        throw err;
-      }
-      let response: Record<string, unknown>;
-      try {
-        const call = (clientFor(route) as unknown as Record<string, (m: unknown, o: unknown) => Promise<Record<string, unknown>>>)[route.method.localName];
-        response = await call(message, {
-          headers: { ...identity, [HEADER.requestUrl]: publicUrl(req) },
-          timeoutMs: 30_000,
-        });
-      } catch (err) {
+        if (err instanceof Refusal) return send(reply, err.reply);
         const e = ConnectError.from(err);
         if (e.code === Code.Internal || e.code === Code.Unknown) req.log.error({ err: e, rpc: route.method.name }, "service error");
         return send(reply, replyForConnectError(route.family, e));
       }
-      const status = route.option.status || 200;
-      if (route.option.sessionCookie) {
-        const token = response[route.method.output.fields.find((f) => f.name === route.option.sessionCookie)!.localName];
-        if (typeof token === "string" && token) reply.header("set-cookie", sessionCookie(token, SESSION_MAX_AGE_SECONDS));
-      }
-      if (route.option.clearSessionCookie) reply.header("set-cookie", sessionCookie("", 0));
-      if (route.option.emptyBody) return reply.code(status).send();
-      const body: JsonValue = route.responseField
-        ? encodeField(route.responseField, response[route.responseField.localName], format)
-        : encodeMessage(route.method.output, response, format);
-      return reply.code(status).type("application/json").send(JSON.stringify(body));
     };
     for (const url of route.paths) app.route({ method: route.httpMethod as "GET", url, handler });
   }

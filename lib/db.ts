@@ -107,6 +107,22 @@ export function isDeadlock(err: unknown): boolean {
   return (err as { code?: string })?.code === "ER_LOCK_DEADLOCK";
 }
 
+/** MySQL client and server codes of a database that cannot be reached or went away. */
+const CONNECTION_FAILURES = new Set([
+  "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND", "EPIPE",
+  "PROTOCOL_CONNECTION_LOST", "PROTOCOL_SEQUENCE_TIMEOUT", "ER_CON_COUNT_ERROR", "ER_SERVER_SHUTDOWN", "ER_ACCESS_DENIED_ERROR",
+  "SQLITE_BUSY", "SQLITE_IOERR", "SQLITE_FULL", "SQLITE_CANTOPEN",
+]);
+
+/**
+ * True when the database could not be reached, went away, or is too busy (not a fault of the
+ * request): callers answer 503, so clients retry later.
+ */
+export function isConnectionFailure(err: unknown): boolean {
+  const e = err as { code?: string; fatal?: boolean; name?: string };
+  return e?.name === "KnexTimeoutError" || e?.fatal === true || (typeof e?.code === "string" && CONNECTION_FAILURES.has(e.code));
+}
+
 /** A date read back from either engine: a Date (MySQL), epoch milliseconds or a UTC string (SQLite). */
 export function dbDate(v: Date | string | number): Date {
   if (v instanceof Date) return v;

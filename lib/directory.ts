@@ -5,14 +5,26 @@ import type { Config, ServiceName } from "./config.js";
 import { createLogger, type Logger } from "./logger.js";
 import { internalAuthInterceptor, internalTokenInterceptor } from "./identity.js";
 import { createLocalTransport } from "./local-transport.js";
+import { isConnectionFailure } from "./db.js";
+import { unavailable } from "./errors.js";
 
-/** Logs what a handler threw that is not a ConnectError (the caller sees only "internal error"). */
+/**
+ * What a handler threw that is not a ConnectError: a database that cannot be reached answers
+ * `unavailable` (the client may retry), anything else is logged (the caller sees only "internal
+ * error").
+ */
 function unexpectedErrorLogger(log: Logger): Interceptor {
   return (next) => async (req) => {
     try {
       return await next(req);
     } catch (err) {
-      if (!(err instanceof ConnectError)) log.error({ err, rpc: `${req.service.typeName}/${req.method.name}` }, "unexpected error in handler");
+      if (err instanceof ConnectError) throw err;
+      const rpc = `${req.service.typeName}/${req.method.name}`;
+      if (isConnectionFailure(err)) {
+        log.warn({ err, rpc }, "database unavailable");
+        throw unavailable("database unavailable");
+      }
+      log.error({ err, rpc }, "unexpected error in handler");
       throw err;
     }
   };

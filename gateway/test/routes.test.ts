@@ -5,7 +5,7 @@ import { openApiDocument } from "../openapi.js";
 import { Family } from "../../gen/gateway/v1/annotations_pb.js";
 import { familyOfPath, isRetiredHiringVersion, replyForConnectError } from "../errors.js";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { hiringError, paymentRequired } from "../../lib/errors.js";
+import { hiringError, paymentRequired, tooManyRequests } from "../../lib/errors.js";
 
 const routes = collectRoutes(PROTO_FILES.flatMap((f) => f.services));
 const byRpc = new Map(routes.map((r) => [`${r.service.typeName}/${r.method.name}`, r]));
@@ -59,7 +59,11 @@ t.test("service errors become each family's HTTP answer", async (t) => {
   t.same(replyForConnectError(Family.TRACKING, new ConnectError("nope", Code.Unauthenticated)), { status: 403, body: "nope" }, "tracking authentication failures are 403");
   t.same(replyForConnectError(Family.TRACKING, paymentRequired("premium")), { status: 402, body: "premium" });
   t.same(replyForConnectError(Family.TRACKING, new ConnectError("db password is hunter2", Code.Internal)), { status: 500, body: "Internal Server Error" }, "internal details stay inside");
-  t.same(replyForConnectError(Family.HIRING, new ConnectError("down", Code.Unavailable)), { status: 503, body: { error: { type: "ServiceUnavailableError" } } });
+  t.same(replyForConnectError(Family.HIRING, new ConnectError("down", Code.Unavailable)), { status: 503, body: { error: { type: "ServiceUnavailableError" } }, retryAfter: 5 });
+  t.same(replyForConnectError(Family.TRACKING, tooManyRequests("slow down", 12.2)), { status: 429, body: "slow down", retryAfter: 13 }, "429 carries the service's Retry-After");
+  const reset = new ConnectError("read ECONNRESET", Code.Aborted, undefined, undefined, Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }));
+  t.same(replyForConnectError(Family.TRACKING, reset), { status: 503, body: "Service Unavailable", retryAfter: 5 }, "a dropped connection is no 409 and its text stays inside");
+  t.same(replyForConnectError(Family.HIRING, hiringError.concurrentChange()), { status: 409, body: { error: { type: "ConflictError" } } }, "a service's own Aborted stays 409");
 });
 
 t.test("the OpenAPI document lists every route with its parameters and body", async (t) => {

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import * as http from "node:http";
 import * as net from "node:net";
 import { connect } from "nats";
-import { loadConfig, SERVICE_NAMES, type Config } from "../../lib/config.js";
+import { loadConfig, SERVICE_NAMES, type Config, type ServiceName } from "../../lib/config.js";
 import { dropDatabase } from "../../lib/db.js";
 import { createLogger } from "../../lib/logger.js";
 import type { Clock } from "../../lib/clock.js";
@@ -92,12 +92,15 @@ export interface TrackUser {
   auth: Credentials;
 }
 
-/** Starts every service and the gateway in this process, isolated, and stops it at teardown. */
-export async function startTestSystem(t: TestContext, options: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestSystem> {
+/**
+ * Starts the services (by default every one) and the gateway in this process, isolated, and
+ * stops it at teardown. A service left out is called at its configured URL.
+ */
+export async function startTestSystem(t: TestContext, options: { clock?: Clock; env?: Record<string, string>; services?: readonly ServiceName[] } = {}): Promise<TestSystem> {
   const env = testEnv(options.env);
   const config = loadConfig(env);
   const log = createLogger(config.logLevel);
-  const system = await startSystem({ config, services: SERVICE_NAMES, gateway: true, clock: options.clock, log, host: "127.0.0.1" });
+  const system = await startSystem({ config, services: options.services ?? SERVICE_NAMES, gateway: true, clock: options.clock, log, host: "127.0.0.1" });
   t.teardown(async () => {
     await system.close();
     await cleanUp(config);

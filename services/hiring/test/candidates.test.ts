@@ -246,13 +246,18 @@ t.test("links.next is the full URL with after_id set to the page's last candidat
   t.equal(new URL(second.body.links.next).searchParams.getAll("after_id").length, 1);
   const alias = await sys.api("GET", "/api/v2.2/candidates?limit=2", { auth: ws.auth });
   t.equal(new URL(alias.body.links.next).pathname, "/api/v2.2/candidates", "the next link stays on the version asked for");
-  // Behind a proxy (the test's loopback peer is trusted by default) the link is the public URL.
-  const proxied = await sys.api("GET", "/api/v2/candidates?limit=2", { auth: ws.auth, headers: { "x-forwarded-proto": "https", "x-forwarded-host": "hiring.example.com" } });
-  t.match(proxied.body.links.next, /^https:\/\/hiring\.example\.com\/api\/v2\/candidates\?limit=2&after_id=/);
 });
 
-t.test("links.next ignores X-Forwarded-Proto/-Host from a peer that is no trusted proxy", async (t) => {
-  const direct = await startTestSystem(t, { env: { TRUST_PROXY: "false" } });
+t.test("links.next is the public URL behind a trusted proxy", async (t) => {
+  const proxied = await startTestSystem(t, { env: { TRUST_PROXY: "loopback" } });
+  const w = await createWorkspace(proxied, "Proxied");
+  await importData(proxied, w, { openings: [opening("p")], candidates: [candidate({ id: "p1", opening: "p", started: 1 }), candidate({ id: "p2", opening: "p", started: 2 })] });
+  const res = await proxied.api("GET", "/api/v2/candidates?limit=1", { auth: w.auth, headers: { "x-forwarded-proto": "https", "x-forwarded-host": "hiring.example.com" } });
+  t.match(res.body.links.next, /^https:\/\/hiring\.example\.com\/api\/v2\/candidates\?limit=1&after_id=/);
+});
+
+t.test("links.next ignores X-Forwarded-Proto/-Host from a peer that is no trusted proxy (the default)", async (t) => {
+  const direct = await startTestSystem(t);
   const w = await createWorkspace(direct, "Direct");
   await importData(direct, w, { openings: [opening("p")], candidates: [candidate({ id: "d1", opening: "p", started: 1 }), candidate({ id: "d2", opening: "p", started: 2 })] });
   const res = await direct.api("GET", "/api/v2/candidates?limit=1", { auth: w.auth, headers: { "x-forwarded-proto": "https", "x-forwarded-host": "evil.example.com" } });
