@@ -1,0 +1,92 @@
+import t from "tap";
+import { Family } from "../gen/gateway/v1/annotations_pb.js";
+import { PROTO_FILES } from "../lib/contracts.js";
+import { collectRoutes, type RestRoute } from "../gateway/routes.js";
+import { startTestSystem, type ApiResponse } from "./support/harness.js";
+import { createWorkspace } from "../services/hiring/test/support.js";
+
+/**
+ * What every route owes, checked on every route of the gateway's table, so that an endpoint
+ * is covered the moment it is declared: credentials required (403 time tracking, 401 hiring),
+ * no way into another workspace, and the family's 4xx for malformed ids.
+ */
+
+const routes = collectRoutes(PROTO_FILES.flatMap((f) => f.services));
+// Many refusals in a row: each request comes as another client behind the (trusted) proxy, so
+// the failed-authentication throttle of one address does not answer in the routes' place.
+const sys = await startTestSystem(t, { env: { TRUST_PROXY: "loopback" } });
+let clientNumber = 0;
+const api: typeof sys.api = (method, path, options = {}) =>
+  sys.api(method, path, { ...options, headers: { ...options.headers, "x-forwarded-for": `10.${(++clientNumber >> 16) & 255}.${(clientNumber >> 8) & 255}.${clientNumber & 255}` } });
+const owner = await sys.signup("owner");
+const stranger = await sys.signup("stranger");
+const hiring = await createWorkspace(sys, "Routes");
+
+/** A concrete path of the route, its variables filled in (`workspace_id` with the owner's workspace). */
+function pathOf(route: RestRoute, values: Record<string, string> = {}): string {
+  return route.paths[0].replace(/:([a-z_]+)/g, (_m, name: string) => encodeURIComponent(values[name] ?? (name === "workspace_id" ? String(owner.workspaceId) : "1")));
+}
+
+const bodyFor = (route: RestRoute) => (route.option.body ? {} : undefined);
+const isWorkspaceScoped = (route: RestRoute) => route.pathVariables.includes("workspace_id");
+const idVariables = (route: RestRoute) => route.pathVariables.filter((v) => v === "id" || v.endsWith("_id"));
+const label = (route: RestRoute) => `${route.httpMethod} ${route.paths[0]}`;
+
+function isFamilyError(route: RestRoute, res: ApiResponse): boolean {
+  return route.family === Family.HIRING ? typeof res.body?.error?.type === "string" : typeof res.body === "string";
+}
+
+t.test("the table has the routes these checks rely on", async (t) => {
+  t.ok(routes.filter(isWorkspaceScoped).length >= 10, "workspace-scoped routes");
+  t.ok(routes.some((r) => r.family === Family.HIRING), "hiring routes");
+});
+
+t.test("without credentials every non-public route refuses: 403 time tracking, 401 hiring", async (t) => {
+  for (const route of routes.filter((r) => !r.option.public)) {
+    const res = await api(route.httpMethod, pathOf(route), { body: bodyFor(route) });
+    t.equal(res.status, route.family === Family.HIRING ? 401 : 403, label(route));
+    t.ok(isFamilyError(route, res), `${label(route)}: the family's error format`);
+  }
+});
+
+t.test("with malformed credentials every non-public route refuses the same way", async (t) => {
+  const malformed = [
+    { cookie: "__Secure-accounts-session=%E0%A4%A" },
+    { cookie: "__Secure-accounts-session=%" },
+    { headers: { authorization: "Basic %%%" } },
+    { headers: { authorization: `Basic ${Buffer.from("no-colon").toString("base64")}` } },
+    { headers: { authorization: "Bearer" } },
+  ];
+  for (const route of routes.filter((r) => !r.option.public)) {
+    for (const m of malformed) {
+      const res = await api(route.httpMethod, pathOf(route), { body: bodyFor(route), auth: m.cookie ? { cookie: m.cookie } : undefined, headers: m.headers });
+      t.equal(res.status, route.family === Family.HIRING ? 401 : 403, `${label(route)} ${JSON.stringify(m)}`);
+    }
+  }
+});
+
+t.test("a user of another workspace is refused on every workspace-scoped route and changes nothing", async (t) => {
+  const before = await api("GET", `/api/v9/workspaces/${owner.workspaceId}/clients?status=both`, { auth: owner.auth });
+  for (const route of routes.filter((r) => isWorkspaceScoped(r) && !r.option.public)) {
+    const res = await api(route.httpMethod, pathOf(route), { auth: stranger.auth, body: bodyFor(route) });
+    t.equal(res.status, 403, label(route));
+    t.ok(isFamilyError(route, res), `${label(route)}: the family's error format`);
+  }
+  const after = await api("GET", `/api/v9/workspaces/${owner.workspaceId}/clients?status=both`, { auth: owner.auth });
+  t.same(after.body, before.body);
+});
+
+t.test("malformed and unstorable ids answer the family's 4xx on every route", async (t) => {
+  const ids = ["abc", "-1", "0", "1.5", "9007199254740993", "18446744073709551616", "99999999999999999999999999", "%20", "1e3"];
+  for (const route of routes.filter((r) => idVariables(r).length > 0)) {
+    for (const name of idVariables(route)) {
+      for (const id of ids) {
+        const auth = route.family === Family.HIRING ? hiring.auth : owner.auth;
+        const res = await api(route.httpMethod, pathOf(route, { [name]: id }), { auth, body: bodyFor(route) });
+        const where = `${label(route)} ${name}=${id}`;
+        t.ok(res.status >= 400 && res.status < 500, `${where}: ${res.status} ${res.text.slice(0, 80)}`);
+        t.ok(isFamilyError(route, res), `${where}: the family's error format`);
+      }
+    }
+  }
+});
