@@ -1,4 +1,6 @@
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import type { SecretBox } from "../../lib/secret-box.js";
+import type { StoredApiToken } from "./store.js";
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) => scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))));
@@ -33,6 +35,11 @@ export function hashToken(token: string): string {
 
 export function newApiToken(): string {
   return randomBytes(16).toString("hex");
+}
+
+/** An API token as the users table keeps it: hashed to authenticate by, sealed so its owner can read it back. */
+export function storedApiToken(token: string, box: SecretBox): StoredApiToken {
+  return { hash: hashToken(token), sealed: box.seal(token) };
 }
 
 export function newSessionToken(): string {

@@ -1,4 +1,5 @@
 import type { ServiceFactory } from "../../lib/service.js";
+import { SecretBox } from "../../lib/secret-box.js";
 import { ServiceStorage } from "../../lib/storage.js";
 import { migrations } from "./migrations.js";
 import { accountsRoutes } from "./service.js";
@@ -8,7 +9,7 @@ export const createAccountsService: ServiceFactory = async (deps) => {
   const storage = await ServiceStorage.open(deps, "accounts", migrations);
   return {
     name: "accounts",
-    routes: accountsRoutes(storage, deps.clock),
+    routes: accountsRoutes(storage, { clock: deps.clock, box: new SecretBox(deps.config.encryptionKey), log: deps.log }),
     ready: () => storage.ready(),
     start: async () => storage.startRelay(),
     close: () => storage.close(),

@@ -66,4 +66,35 @@ export const migrations: Migration[] = [
       }
     },
   },
+  {
+    // The API token sealed with ENCRYPTION_KEY (lib/secret-box.ts), so its owner can read it back
+    // from GET /me; api_token_hash stays the lookup key. Rows from before have none (null).
+    name: "0002_api_token_sealed",
+    async up(knex) {
+      await knex.schema.alterTable("users", (t) => {
+        t.string("api_token_sealed", 255).nullable();
+      });
+    },
+    async down(knex) {
+      await knex.schema.alterTable("users", (t) => {
+        t.dropColumn("api_token_sealed");
+      });
+    },
+  },
+  {
+    // Failed password checks per account (sign-in-throttle.ts): at most one row per slot, so an
+    // account never holds more failures than the limit, whoever writes them at once.
+    name: "0003_sign_in_failures",
+    async up(knex) {
+      await knex.schema.createTable("sign_in_failures", (t) => {
+        t.string("account_key", 64).notNullable();
+        t.integer("slot").notNullable();
+        t.dateTime("failed_at", { precision: 3 }).notNullable().index();
+        t.primary(["account_key", "slot"]);
+      });
+    },
+    async down(knex) {
+      await knex.schema.dropTable("sign_in_failures");
+    },
+  },
 ];

@@ -3,12 +3,15 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import { AccountService, IdentityService, UserSchema, type User } from "../../gen/accounts/v1/accounts_pb.js";
 import type { Clock } from "../../lib/clock.js";
+import type { Logger } from "../../lib/logger.js";
+import type { SecretBox } from "../../lib/secret-box.js";
 import type { ServiceStorage } from "../../lib/storage.js";
 import { caller, requireUser } from "../../lib/identity.js";
 import { badRequest, notFound } from "../../lib/errors.js";
 import { AccountsStore, type UserRow } from "./store.js";
-import { DUMMY_PASSWORD_HASH, hashPassword, hashToken, newApiToken, newSessionToken, verifyPassword } from "./credentials.js";
+import { DUMMY_PASSWORD_HASH, hashPassword, hashToken, newApiToken, newSessionToken, storedApiToken, verifyPassword } from "./credentials.js";
 import { validateSignup } from "./signup.js";
+import { SignInThrottle } from "./sign-in-throttle.js";
 
 /** Sessions last 30 days (the gateway's cookie Max-Age is the same). */
 export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
@@ -33,8 +36,42 @@ function userMessage(row: UserRow, apiToken?: string): User {
 
 const unauthenticated = () => new ConnectError("Incorrect username and/or password", Code.Unauthenticated);
 
-export function accountsRoutes(storage: ServiceStorage, clock: Clock) {
+/** What the accounts routes use besides their storage. */
+export interface AccountsDeps {
+  clock: Clock;
+  /** Seals the API tokens kept in the users table (ENCRYPTION_KEY). */
+  box: SecretBox;
+  log: Logger;
+}
+
+export function accountsRoutes(storage: ServiceStorage, { clock, box, log }: AccountsDeps) {
   const store = new AccountsStore(storage.db);
+  const throttle = new SignInThrottle(storage.db, clock);
+
+  /** The user's API token for the user's own answers; none for users from before tokens were sealed. */
+  function apiTokenOf(user: UserRow): string | undefined {
+    if (!user.api_token_sealed) return undefined;
+    try {
+      return box.open(user.api_token_sealed);
+    } catch (err) {
+      // Sealed with another key (ENCRYPTION_KEY changed): the account still works, without the token shown.
+      log.error({ err, userId: user.id }, "the API token does not open with the configured ENCRYPTION_KEY");
+      return undefined;
+    }
+  }
+
+  /**
+   * Every password check goes through here (sign-in, Basic email:password, and whatever checks
+   * a password later, e.g. a password change): throttled per account across replicas
+   * (sign-in-throttle.ts), and as slow for an unknown e-mail as for a known one. Answers the
+   * user when the password is right, undefined when not; throws 429 while the account is
+   * throttled.
+   */
+  async function checkPassword(email: string, password: string): Promise<UserRow | undefined> {
+    const user = await store.userByEmail(email);
+    const ok = await throttle.check(email, () => verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH));
+    return user && ok ? user : undefined;
+  }
 
   async function openSession(userId: number): Promise<string> {
     const token = newSessionToken();
@@ -60,9 +97,8 @@ export function accountsRoutes(storage: ServiceStorage, clock: Clock) {
       const user = await store.userByApiTokenHash(hashToken(username));
       if (user) return user.id;
     }
-    const user = await store.userByEmail(username);
-    const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_PASSWORD_HASH);
-    if (!user || !ok) throw unauthenticated();
+    const user = await checkPassword(username, password);
+    if (!user) throw unauthenticated();
     return user.id;
   }
 
@@ -73,7 +109,7 @@ export function accountsRoutes(storage: ServiceStorage, clock: Clock) {
         const apiToken = newApiToken();
         const passwordHash = await hashPassword(input.password);
         const userId = await storage.change(
-          (trx) => store.createUserWithWorkspace(trx, { ...input, passwordHash, apiTokenHash: hashToken(apiToken) }, clock.now()),
+          (trx) => store.createUserWithWorkspace(trx, { ...input, passwordHash, apiToken: storedApiToken(apiToken, box) }, clock.now()),
           { onDuplicate: () => badRequest("user with this email already exists") },
         );
         const user = (await store.userById(userId))!;
@@ -84,12 +120,12 @@ export function accountsRoutes(storage: ServiceStorage, clock: Clock) {
         if (!req.email || !req.password) throw badRequest("email and password are required");
         const userId = await authenticate(req.email, req.password, "");
         const user = (await store.userById(userId))!;
-        return { user: userMessage(user), sessionToken: await openSession(userId) };
+        return { user: userMessage(user, apiTokenOf(user)), sessionToken: await openSession(userId) };
       },
 
       async createSessionForCaller(_req, ctx) {
         const user = await currentUser(ctx);
-        return { user: userMessage(user), sessionToken: await openSession(user.id) };
+        return { user: userMessage(user, apiTokenOf(user)), sessionToken: await openSession(user.id) };
       },
 
       async deleteSession(_req, ctx) {
@@ -101,13 +137,14 @@ export function accountsRoutes(storage: ServiceStorage, clock: Clock) {
       },
 
       async getMe(_req, ctx) {
-        return { user: userMessage(await currentUser(ctx)) };
+        const user = await currentUser(ctx);
+        return { user: userMessage(user, apiTokenOf(user)) };
       },
 
       async resetApiToken(_req, ctx) {
         const user = await currentUser(ctx);
         const apiToken = newApiToken();
-        await store.setApiTokenHash(user.id, hashToken(apiToken), clock.now());
+        await store.setApiToken(user.id, storedApiToken(apiToken, box), clock.now());
         return { apiToken };
       },
     });

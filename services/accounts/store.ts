@@ -5,12 +5,20 @@ export interface UserRow {
   email: string;
   password_hash: string;
   api_token_hash: string;
+  /** The API token sealed with the service's SecretBox; null for users from before it was kept. */
+  api_token_sealed: string | null;
   fullname: string;
   timezone: string;
   default_workspace_id: number | null;
   beginning_of_week: number;
   created_at: Date;
   updated_at: Date;
+}
+
+/** An API token as kept: its hash to find the user by, and the token sealed for its owner to read. */
+export interface StoredApiToken {
+  hash: string;
+  sealed: string;
 }
 
 export interface WorkspaceAccessRow {
@@ -50,13 +58,14 @@ export class AccountsStore {
   /** Creates a user with an organization and a workspace it owns and administers. */
   async createUserWithWorkspace(
     trx: Knex.Transaction,
-    user: { email: string; passwordHash: string; apiTokenHash: string; fullname: string; timezone: string },
+    user: { email: string; passwordHash: string; apiToken: StoredApiToken; fullname: string; timezone: string },
     now: Date,
   ): Promise<number> {
     const [userId] = await trx("users").insert({
       email: user.email.toLowerCase(),
       password_hash: user.passwordHash,
-      api_token_hash: user.apiTokenHash,
+      api_token_hash: user.apiToken.hash,
+      api_token_sealed: user.apiToken.sealed,
       fullname: user.fullname,
       timezone: user.timezone,
       created_at: now,
@@ -88,8 +97,8 @@ export class AccountsStore {
     await this.db("sessions").where({ token_hash: tokenHash }).delete();
   }
 
-  async setApiTokenHash(userId: number, hash: string, now: Date): Promise<void> {
-    await this.db("users").where({ id: userId }).update({ api_token_hash: hash, updated_at: now });
+  async setApiToken(userId: number, token: StoredApiToken, now: Date): Promise<void> {
+    await this.db("users").where({ id: userId }).update({ api_token_hash: token.hash, api_token_sealed: token.sealed, updated_at: now });
   }
 
   async workspaceAccess(userId: number, workspaceId: number): Promise<WorkspaceAccessRow | undefined> {
