@@ -164,8 +164,8 @@ async function main(): Promise<void> {
     const firstLatencies = [...firstOfEvent.values()].sort((a, b) => a - b);
     const seconds = (finished - started) / 1000;
     const metrics = await fetch(`http://127.0.0.1:${ports.NOTIFIER_PORT}/metrics`).then((r) => r.text());
-    const attemptLatency = /^webhook_delivery_latency_seconds_sum (\S+)$/m.exec(metrics)?.[1];
-    const attempts = /^webhook_delivery_latency_seconds_count (\S+)$/m.exec(metrics)?.[1];
+    const attemptLatency = /^webhook_delivery_latency_seconds_sum(?:\{[^}]*\})? (\S+)$/m.exec(metrics)?.[1];
+    const attempts = /^webhook_delivery_latency_seconds_count(?:\{[^}]*\})? (\S+)$/m.exec(metrics)?.[1];
     console.log(
       [
         `mode                     ${mode}`,

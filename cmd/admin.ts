@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
 import { toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { ConnectError } from "@connectrpc/connect";
 import { loadConfig } from "../lib/config.js";
@@ -28,220 +29,305 @@ import {
  * services' internal Connect RPCs of the running system. JSON on stdout.
  */
 
-export interface Args {
-  positional: string[];
-  flags: Map<string, string>;
-}
-
-export function parseArgs(argv: string[]): Args {
-  const positional: string[] = [];
-  const flags = new Map<string, string>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a.startsWith("--")) {
-      const eq = a.indexOf("=");
-      if (eq > 0) flags.set(a.slice(2, eq), a.slice(eq + 1));
-      else if (i + 1 < argv.length && !argv[i + 1].startsWith("--")) flags.set(a.slice(2), argv[++i]);
-      else flags.set(a.slice(2), "true");
-    } else positional.push(a);
-  }
-  return { positional, flags };
-}
-
 export class UsageError extends Error {}
 
-function flag(args: Args, name: string): string {
-  const v = args.flags.get(name);
-  if (!v || v === "true") throw new UsageError(`--${name} is required`);
-  return v;
+/** One option of a command. Every option takes a value (`--name value` or `--name=value`). */
+export interface OptionSpec {
+  /** How the usage names the value: `<id>`, `<true|false>`. */
+  value: string;
+  required?: boolean;
+  /** Taken when the option is left out. */
+  default?: string;
+  /** The only values allowed. */
+  choices?: readonly string[];
+  /** A whole number from `min` (to `max`). */
+  integer?: { min: number; max?: number };
 }
 
-function readJsonFile(path: string | undefined): Record<string, unknown> {
-  if (!path) throw new UsageError("a JSON file is required");
+type OptionSpecs = Record<string, OptionSpec>;
+
+/** The options as a command reads them: present when required or defaulted. */
+type OptionValues<O extends OptionSpecs> = {
+  [K in keyof O]: O[K] extends { required: true } | { default: string } ? string : string | undefined;
+};
+
+type Printable = { schema: DescMessage; message: MessageShape<DescMessage> };
+const out = <D extends DescMessage>(schema: D, message: MessageShape<D>): Printable => ({ schema, message });
+
+/** A command: its options, its one positional argument if it takes one, and what it does with them. */
+export interface Command<O extends OptionSpecs = OptionSpecs> {
+  options: O;
+  /** The positional argument (always required), as the usage names it. */
+  positional?: string;
+  run(args: { options: OptionValues<O>; positional: string }, directory: Directory): Promise<Printable | Record<string, unknown>>;
+}
+
+/** Declares a command, keeping its option names in the type of what `run` reads. */
+const command = <const O extends OptionSpecs>(c: Command<O>): Command => c;
+
+function readJsonFile(path: string): Record<string, unknown> {
   const parsed = JSON.parse(readFileSync(path, "utf8"));
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new UsageError(`${path}: expected a JSON object`);
   return parsed;
 }
 
-type Printable = { schema: DescMessage; message: MessageShape<DescMessage> };
-const out = <D extends DescMessage>(schema: D, message: MessageShape<D>): Printable => ({ schema, message });
+/** `none` clears a field of the candidate. */
+const orNone = (v: string | undefined) => (v === "none" ? "" : v);
 
-export type Command = (args: Args, directory: Directory) => Promise<Printable | Record<string, unknown>>;
-
-export const COMMANDS: Record<string, { usage: string; run: Command }> = {
-  "hire:workspace create": {
-    usage: "hire:workspace create --name <name>",
-    run: async (args, d) => out(CreateWorkspaceResponseSchema, await d.client("hiring", HiringAdminService).createWorkspace({ name: flag(args, "name") })),
-  },
-  "hire:key create": {
-    usage: "hire:key create --workspace <id>",
-    run: async (args, d) => out(CreateApiKeyResponseSchema, await d.client("hiring", HiringAdminService).createApiKey({ workspaceId: flag(args, "workspace") })),
-  },
-  "hire:key revoke": {
-    usage: "hire:key revoke --key <api key id>",
-    run: async (args, d) => {
-      await d.client("hiring", HiringAdminService).revokeApiKey({ apiKeyId: flag(args, "key") });
-      return { revoked: flag(args, "key") };
+export const COMMANDS: Record<string, Command> = {
+  "hire:workspace create": command({
+    options: { name: { value: "<name>", required: true } },
+    run: async ({ options }, d) => out(CreateWorkspaceResponseSchema, await d.client("hiring", HiringAdminService).createWorkspace({ name: options.name })),
+  }),
+  "hire:key create": command({
+    options: { workspace: { value: "<id>", required: true } },
+    run: async ({ options }, d) => out(CreateApiKeyResponseSchema, await d.client("hiring", HiringAdminService).createApiKey({ workspaceId: options.workspace })),
+  }),
+  "hire:key revoke": command({
+    options: { key: { value: "<api key id>", required: true } },
+    run: async ({ options }, d) => {
+      await d.client("hiring", HiringAdminService).revokeApiKey({ apiKeyId: options.key });
+      return { revoked: options.key };
     },
-  },
-  "hire:import": {
-    usage: "hire:import --workspace <id> <file.json>",
-    run: async (args, d) =>
-      out(
-        ImportResponseSchema,
-        await d.client("hiring", HiringAdminService).import({ workspaceId: flag(args, "workspace"), json: JSON.stringify(readJsonFile(args.positional[0])) }),
-      ),
-  },
-  "hire:test record": {
-    usage: "hire:test record --workspace <id> --candidate <id> <test.json>",
-    run: async (args, d) =>
+  }),
+  "hire:import": command({
+    options: { workspace: { value: "<id>", required: true } },
+    positional: "file.json",
+    run: async ({ options, positional }, d) =>
+      out(ImportResponseSchema, await d.client("hiring", HiringAdminService).import({ workspaceId: options.workspace, json: JSON.stringify(readJsonFile(positional)) })),
+  }),
+  "hire:test record": command({
+    options: { workspace: { value: "<id>", required: true }, candidate: { value: "<id>", required: true } },
+    positional: "test.json",
+    run: async ({ options, positional }, d) =>
       out(
         RecordFinishedTestResponseSchema,
         await d.client("hiring", HiringAdminService).recordFinishedTest({
-          workspaceId: flag(args, "workspace"),
-          candidateId: flag(args, "candidate"),
-          test: readJsonFile(args.positional[0]) as never,
+          workspaceId: options.workspace,
+          candidateId: options.candidate,
+          test: readJsonFile(positional) as never,
         }),
       ),
-  },
-  "hire:candidate update": {
-    usage: "hire:candidate update --workspace <id> --candidate <id> [--rating 0-3] [--hire-state <possible-hire|rejected|none>] [--category <id|none>] [--tags <id,id|none>]",
-    run: async (args, d) => {
-      const optional = (name: string) => {
-        const v = args.flags.get(name);
-        return v === undefined ? undefined : v === "none" ? "" : v;
-      };
-      const rating = optional("rating");
-      if (rating !== undefined && !/^\d+$/.test(rating)) throw new UsageError("--rating must be 0, 1, 2 or 3");
-      const tags = optional("tags");
+  }),
+  "hire:candidate update": command({
+    options: {
+      workspace: { value: "<id>", required: true },
+      candidate: { value: "<id>", required: true },
+      // The hiring service keeps the range (0 to 3) and the hire states.
+      rating: { value: "0-3", integer: { min: 0 } },
+      "hire-state": { value: "<possible-hire|rejected|none>" },
+      category: { value: "<id|none>" },
+      tags: { value: "<id,id|none>" },
+    },
+    run: async ({ options }, d) => {
+      const tags = orNone(options.tags);
       return out(
         UpdateCandidateResponseSchema,
         await d.client("hiring", HiringAdminService).updateCandidate({
-          workspaceId: flag(args, "workspace"),
-          candidateId: flag(args, "candidate"),
-          rating: rating === undefined ? undefined : Number(rating),
-          hireState: optional("hire-state"),
-          categoryId: optional("category"),
+          workspaceId: options.workspace,
+          candidateId: options.candidate,
+          rating: options.rating === undefined ? undefined : Number(options.rating),
+          hireState: orNone(options["hire-state"]),
+          categoryId: orNone(options.category),
           tagIds: tags === undefined ? undefined : { ids: tags.split(",").filter((t) => t !== "") },
         }),
       );
     },
-  },
-  "hire:generate": {
-    usage: "hire:generate --workspace <id> --candidates <n> [--seed <n>] [--chunk <n>]",
-    run: async (args, d) => {
-      const count = (name: string, fallback: string, max: number) => {
-        const v = Number(args.flags.get(name) ?? fallback);
-        if (!Number.isInteger(v) || v < 1 || v > max) throw new UsageError(`--${name} must be an integer from 1 to ${max}`);
-        return v;
-      };
-      const workspaceId = flag(args, "workspace");
-      const candidates = count("candidates", "", 1_000_000);
+  }),
+  "hire:generate": command({
+    options: {
+      workspace: { value: "<id>", required: true },
+      candidates: { value: "<n>", required: true, integer: { min: 1, max: 1_000_000 } },
+      seed: { value: "<n>", default: "1", integer: { min: 1, max: 1_000_000 } },
+      chunk: { value: "<n>", default: "1000", integer: { min: 1, max: 5000 } },
+    },
+    run: async ({ options }, d) => {
       const started = Date.now();
       const hiring = d.client("hiring", HiringAdminService);
       const loaded = await loadSynthetic(
-        (data) => hiring.import({ workspaceId, json: JSON.stringify(data) }),
-        { candidates, seed: count("seed", "1", 1_000_000), chunk: count("chunk", "1000", 5000) },
+        (data) => hiring.import({ workspaceId: options.workspace, json: JSON.stringify(data) }),
+        { candidates: Number(options.candidates), seed: Number(options.seed), chunk: Number(options.chunk) },
         progressBar("candidates"),
       );
-      return { workspace_id: workspaceId, ...loaded, seconds: Math.round((Date.now() - started) / 100) / 10 };
+      return { workspace_id: options.workspace, ...loaded, seconds: Math.round((Date.now() - started) / 100) / 10 };
     },
-  },
-  "track:workspace plan": {
-    usage: "track:workspace plan --workspace <id> --premium <true|false>",
-    run: async (args, d) => {
-      const premium = flag(args, "premium") === "true";
-      await d.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(flag(args, "workspace")), premium });
-      return { workspace_id: Number(flag(args, "workspace")), premium };
+  }),
+  "track:workspace plan": command({
+    options: {
+      workspace: { value: "<id>", required: true, integer: { min: 1 } },
+      premium: { value: "<true|false>", required: true, choices: ["true", "false"] },
     },
-  },
-  "webhook:add": {
-    usage: "webhook:add --service <hiring|accounts|tracking> --workspace <id> --url <url> [--entity <e>] [--action <a>] [--description <text>]",
-    run: async (args, d) =>
+    run: async ({ options }, d) => {
+      const premium = options.premium === "true";
+      await d.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(options.workspace), premium });
+      return { workspace_id: Number(options.workspace), premium };
+    },
+  }),
+  "webhook:add": command({
+    options: {
+      service: { value: "<hiring|accounts|tracking>", required: true },
+      workspace: { value: "<id>", required: true },
+      url: { value: "<url>", required: true },
+      entity: { value: "<e>", default: "*" },
+      action: { value: "<a>", default: "*" },
+      description: { value: "<text>", default: "" },
+    },
+    run: async ({ options }, d) =>
       out(
         CreateSubscriptionResponseSchema,
         await d.client("notifier", WebhookAdminService).createSubscription({
-          service: flag(args, "service"),
-          workspaceId: flag(args, "workspace"),
-          url: flag(args, "url"),
-          description: args.flags.get("description") ?? "",
-          eventFilters: [{ entity: args.flags.get("entity") ?? "*", action: args.flags.get("action") ?? "*" }],
+          service: options.service,
+          workspaceId: options.workspace,
+          url: options.url,
+          description: options.description,
+          eventFilters: [{ entity: options.entity, action: options.action }],
         }),
       ),
-  },
-  "webhook:list": {
-    usage: "webhook:list --service <name> --workspace <id>",
-    run: async (args, d) =>
-      out(
-        ListSubscriptionsResponseSchema,
-        await d.client("notifier", WebhookAdminService).listSubscriptions({ service: flag(args, "service"), workspaceId: flag(args, "workspace") }),
-      ),
-  },
-  "hire:webhook add": {
-    usage: "hire:webhook add --workspace <hiring workspace id> --url <url> [--events candidate/test.finished,candidate/updated] [--description <text>]",
-    run: async (args, d) =>
+  }),
+  "webhook:list": command({
+    options: { service: { value: "<name>", required: true }, workspace: { value: "<id>", required: true } },
+    run: async ({ options }, d) =>
+      out(ListSubscriptionsResponseSchema, await d.client("notifier", WebhookAdminService).listSubscriptions({ service: options.service, workspaceId: options.workspace })),
+  }),
+  "hire:webhook add": command({
+    options: {
+      workspace: { value: "<hiring workspace id>", required: true },
+      url: { value: "<url>", required: true },
+      events: { value: "candidate/test.finished,candidate/updated" },
+      description: { value: "<text>", default: "" },
+    },
+    run: async ({ options }, d) =>
       out(
         CreateSubscriptionResponseSchema,
         await d.client("notifier", WebhookAdminService).createSubscription({
           service: "hiring",
-          workspaceId: flag(args, "workspace"),
-          url: flag(args, "url"),
-          description: args.flags.get("description") ?? "",
-          eventFilters: webhookEvents(args.flags.get("events")),
+          workspaceId: options.workspace,
+          url: options.url,
+          description: options.description,
+          eventFilters: webhookEvents(options.events),
         }),
       ),
-  },
-  "hire:webhook list": {
-    usage: "hire:webhook list --workspace <hiring workspace id>",
-    run: async (args, d) =>
-      out(ListSubscriptionsResponseSchema, await d.client("notifier", WebhookAdminService).listSubscriptions({ service: "hiring", workspaceId: flag(args, "workspace") })),
-  },
-  "hire:webhook remove": {
-    usage: "hire:webhook remove --subscription <id>",
-    run: async (args, d) => {
-      await d.client("notifier", WebhookAdminService).deleteSubscription({ subscriptionId: flag(args, "subscription") });
-      return { removed: flag(args, "subscription") };
+  }),
+  "hire:webhook list": command({
+    options: { workspace: { value: "<hiring workspace id>", required: true } },
+    run: async ({ options }, d) =>
+      out(ListSubscriptionsResponseSchema, await d.client("notifier", WebhookAdminService).listSubscriptions({ service: "hiring", workspaceId: options.workspace })),
+  }),
+  "hire:webhook remove": command({
+    options: { subscription: { value: "<id>", required: true } },
+    run: async ({ options }, d) => {
+      await d.client("notifier", WebhookAdminService).deleteSubscription({ subscriptionId: options.subscription });
+      return { removed: options.subscription };
     },
-  },
-  "webhook:log": {
-    usage: "webhook:log <subscription id> [--limit <n>] [--before <attempt id>]",
-    run: async (args, d) =>
+  }),
+  "webhook:log": command({
+    options: {
+      limit: { value: "<n>", default: "100", integer: { min: 0 } },
+      before: { value: "<attempt id>", default: "0", integer: { min: 0 } },
+    },
+    positional: "subscription id",
+    run: async ({ options, positional }, d) =>
       out(
         ListDeliveryAttemptsResponseSchema,
         await d.client("notifier", WebhookAdminService).listDeliveryAttempts({
-          subscriptionId: positional(args, "subscription id"),
-          limit: Number(args.flags.get("limit") ?? 100),
-          beforeAttemptId: BigInt(args.flags.get("before") ?? 0),
+          subscriptionId: positional,
+          limit: Number(options.limit),
+          beforeAttemptId: BigInt(options.before),
         }),
       ),
-  },
-  "webhook:notifications": {
-    usage: "webhook:notifications <subscription id> [--state <pending|delivered|given_up>] [--limit <n>]",
-    run: async (args, d) =>
+  }),
+  "webhook:notifications": command({
+    options: {
+      state: { value: "<pending|delivered|given_up>", default: "" },
+      limit: { value: "<n>", default: "100", integer: { min: 0 } },
+    },
+    positional: "subscription id",
+    run: async ({ options, positional }, d) =>
       out(
         ListNotificationsResponseSchema,
-        await d.client("notifier", WebhookAdminService).listNotifications({
-          subscriptionId: positional(args, "subscription id"),
-          state: args.flags.get("state") ?? "",
-          limit: Number(args.flags.get("limit") ?? 100),
-        }),
+        await d.client("notifier", WebhookAdminService).listNotifications({ subscriptionId: positional, state: options.state, limit: Number(options.limit) }),
       ),
-  },
-  "webhook:replay": {
-    usage: "webhook:replay <notification id>",
-    run: async (args, d) =>
-      out(ReplayNotificationResponseSchema, await d.client("notifier", WebhookAdminService).replayNotification({ notificationId: positional(args, "notification id") })),
-  },
-  "webhook:metrics": {
-    usage: "webhook:metrics",
+  }),
+  "webhook:replay": command({
+    options: {},
+    positional: "notification id",
+    run: async ({ positional }, d) =>
+      out(ReplayNotificationResponseSchema, await d.client("notifier", WebhookAdminService).replayNotification({ notificationId: positional })),
+  }),
+  "webhook:metrics": command({
+    options: {},
     run: async (_args, d) => out(GetMetricsResponseSchema, await d.client("notifier", WebhookAdminService).getMetrics({})),
-  },
+  }),
 };
 
-function positional(args: Args, name: string): string {
-  const v = args.positional[0];
-  if (!v) throw new UsageError(`<${name}> is required`);
-  return v;
+/** `hire:import --workspace <id> <file.json>`: the required options, the positional, then the optional ones. */
+export function usageOf(name: string): string {
+  const c = COMMANDS[name];
+  const options = Object.entries(c.options);
+  return [
+    name,
+    ...options.filter(([, o]) => o.required).map(([key, o]) => `--${key} ${o.value}`),
+    ...(c.positional ? [`<${c.positional}>`] : []),
+    ...options.filter(([, o]) => !o.required).map(([key, o]) => `[--${key} ${o.value}]`),
+  ].join(" ");
+}
+
+function allUsages(): string {
+  return `usage: npm run -s admin -- <command>\n${Object.keys(COMMANDS)
+    .map((name) => `  ${usageOf(name)}`)
+    .join("\n")}`;
+}
+
+/** Why a value breaks its option's declaration, if it does. */
+function valueProblem(key: string, spec: OptionSpec, value: string): string | undefined {
+  if (spec.choices && !spec.choices.includes(value)) return `--${key} must be ${spec.choices.join(" or ")}, got ${JSON.stringify(value)}`;
+  if (spec.integer) {
+    const { min, max } = spec.integer;
+    const n = Number(value);
+    if (!/^-?\d+$/.test(value) || n < min || (max !== undefined && n > max))
+      return `--${key} must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`}, got ${JSON.stringify(value)}`;
+  }
+  return undefined;
+}
+
+/**
+ * Reads a command's arguments as the command declares them (node:util parseArgs, strict): every
+ * usage error of the command line (unknown option, missing value or option, bad value) comes from here.
+ */
+export function readArguments(name: string, argv: string[]): { options: Record<string, string | undefined>; positional: string } {
+  const c = COMMANDS[name];
+  const fail = (problem: string): never => {
+    throw new UsageError(`${problem}\nusage: npm run -s admin -- ${usageOf(name)}`);
+  };
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: Object.fromEntries(Object.entries(c.options).map(([key, o]) => [key, { type: "string" as const, ...(o.default === undefined ? {} : { default: o.default }) }])),
+      allowPositionals: c.positional !== undefined,
+      strict: true,
+    });
+  } catch (err) {
+    // node:util's own usage errors (ERR_PARSE_ARGS_*) name the option or argument at fault.
+    if (String((err as { code?: string }).code).startsWith("ERR_PARSE_ARGS_")) return fail((err as Error).message);
+    throw err;
+  }
+  const options: Record<string, string | undefined> = {};
+  for (const [key, spec] of Object.entries(c.options)) {
+    const value = parsed.values[key] as string | undefined;
+    if (value === undefined) {
+      if (spec.required) fail(`--${key} is required`);
+      continue;
+    }
+    if (value === "" && spec.required) fail(`--${key} needs a value`);
+    const problem = valueProblem(key, spec, value);
+    if (problem) fail(problem);
+    options[key] = value;
+  }
+  const [positional, extra] = parsed.positionals;
+  if (c.positional && !positional) fail(`<${c.positional}> is required`);
+  if (extra !== undefined) fail(`Unexpected argument '${extra}'`);
+  return { options, positional: positional ?? "" };
 }
 
 /** `entity/action,entity/action` (an action may hold dots: `candidate/test.finished`); none means every event. */
@@ -271,19 +357,19 @@ function progressBar(label: string): (done: number, total: number) => void {
   };
 }
 
-function findCommand(positional: string[]): { name: string; rest: string[] } | undefined {
+/** The command the first words name (two words, else one), and the arguments after them. */
+function findCommand(argv: string[]): { name: string; rest: string[] } | undefined {
   for (const words of [2, 1]) {
-    const name = positional.slice(0, words).join(" ");
-    if (COMMANDS[name]) return { name, rest: positional.slice(words) };
+    const name = argv.slice(0, words).join(" ");
+    if (Object.hasOwn(COMMANDS, name)) return { name, rest: argv.slice(words) };
   }
   return undefined;
 }
 
 export async function runAdmin(argv: string[], directory: Directory): Promise<unknown> {
-  const args = parseArgs(argv);
-  const found = findCommand(args.positional);
-  if (!found) throw new UsageError(`usage: npm run -s admin -- <command>\n${Object.values(COMMANDS).map((c) => `  ${c.usage}`).join("\n")}`);
-  const result = await COMMANDS[found.name].run({ ...args, positional: found.rest }, directory);
+  const found = findCommand(argv);
+  if (!found) throw new UsageError(`${argv.length > 0 ? `no such command: ${argv.slice(0, 2).join(" ")}\n` : ""}${allUsages()}`);
+  const result = await COMMANDS[found.name].run(readArguments(found.name, found.rest), directory);
   return "schema" in result && "message" in result
     ? toJson(result.schema as DescMessage, result.message as never, { useProtoFieldName: true, alwaysEmitImplicit: true })
     : result;

@@ -36,7 +36,7 @@ export function webhookAdminRoutes(deps: { store: NotifierStore; clock: Clock; r
         const family = familyOfService(req.service);
         if (!family) throw badRequest("service must be hiring, tracking or accounts");
         if (!req.workspaceId) throw badRequest("workspace_id is required");
-        const problem = checkTargetUrl(req.url, rules);
+        const problem = await checkTargetUrl(req.url, rules);
         if (problem) throw badRequest(problem);
         if (req.description.length > MAX_DESCRIPTION_LENGTH) throw badRequest(`description must not be longer than ${MAX_DESCRIPTION_LENGTH} characters`);
         const now = clock.now();
@@ -100,14 +100,15 @@ export function webhookAdminRoutes(deps: { store: NotifierStore; clock: Clock; r
 
       async getMetrics() {
         const depths = await store.pendingCounts();
+        const figures = await metrics.figures();
         return {
-          deliveries: BigInt(metrics.deliveries),
-          failures: BigInt(metrics.failures),
-          giveUps: BigInt(metrics.giveUps),
-          latencyCount: BigInt(metrics.latencyCount),
-          latencySumMs: metrics.latencySumMs,
-          latencyP50Ms: metrics.quantile(0.5),
-          latencyP99Ms: metrics.quantile(0.99),
+          deliveries: BigInt(figures.deliveries),
+          failures: BigInt(figures.failures),
+          giveUps: BigInt(figures.giveUps),
+          latencyCount: BigInt(figures.latencyCount),
+          latencySumMs: figures.latencySumMs,
+          latencyP50Ms: figures.latencyP50Ms,
+          latencyP99Ms: figures.latencyP99Ms,
           queueDepths: [...depths].map(([id, pending]) => ({ subscriptionId: String(id), pending: BigInt(pending) })),
         };
       },

@@ -1,6 +1,6 @@
 import * as http from "node:http";
 import * as https from "node:https";
-import { guardedLookup, refusedUrl, type Resolver, type TargetRules } from "./target.js";
+import { guardedLookup, refusedUrl, type TargetRules } from "./target.js";
 
 /** A receiver must answer within this time. */
 export const DELIVERY_TIMEOUT_MS = 5_000;
@@ -27,8 +27,6 @@ export interface DeliveryResult {
 export interface DelivererOptions extends TargetRules {
   /** How long a receiver has to answer (DELIVERY_TIMEOUT_MS unless a test needs it shorter). */
   timeoutMs?: number;
-  /** Host name resolution (the system resolver unless a test gives its own). */
-  resolve?: Resolver;
 }
 
 export type Deliverer = ((url: string, body: string, headers: Record<string, string>, options?: { readAnswer?: boolean }) => Promise<DeliveryResult>) & {
@@ -38,11 +36,12 @@ export type Deliverer = ((url: string, body: string, headers: Record<string, str
 /**
  * POSTs one notification. Success is a 2xx answer within the timeout; a redirect, any other
  * status, a timeout or a connection error is a failure. Redirects are never followed. Under
- * the default rules only ports 80 and 443 and no internal address are ever connected to.
+ * the default rules only ports 80 and 443 and no refused address (target.ts) are ever
+ * connected to: a literal one is checked here, a name's through the connection's own lookup.
  */
 export function createDeliverer(options: DelivererOptions): Deliverer {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const lookup = guardedLookup(options, options.resolve);
+  const lookup = guardedLookup(options);
   // Each subscription has at most one request in flight, so the socket limit only matters when
   // many subscriptions share a receiver.
   const agents = {

@@ -2,6 +2,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import type { ServiceDeps, ServiceFactory, ServiceInstance } from "../../lib/service.js";
 import { ServiceStorage } from "../../lib/storage.js";
 import { WorkspaceGate } from "../../lib/workspace-scope.js";
+import { SecretBox } from "../../lib/secret-box.js";
 import { migrations } from "./migrations.js";
 import { NotifierStore } from "./store.js";
 import { Dispatcher, type DispatcherOptions } from "./dispatcher.js";
@@ -37,10 +38,12 @@ export interface Notifier extends ServiceInstance {
 /** The notifier: webhook subscriptions and ordered, retried delivery of the events they match. */
 export async function openNotifier(deps: ServiceDeps, options: NotifierOptions = {}): Promise<Notifier> {
   const storage = await ServiceStorage.open(deps, "notifier", migrations);
-  const store = new NotifierStore(storage.db);
-  const rules = { allowInternal: deps.config.webhookAllowInternal };
+  const store = new NotifierStore(storage.db, new SecretBox(deps.config.encryptionKey));
+  // Subscriptions written before secrets were sealed are sealed before anything reads them.
+  await store.sealPlainSubscriptions();
+  const rules = { allowInternal: deps.config.webhookAllowInternal, resolve: options.delivery?.resolve };
   const deliver = createDeliverer({ ...rules, ...options.delivery });
-  const metrics = new DeliveryMetrics();
+  const metrics = new DeliveryMetrics(() => store.pendingCounts());
   const dispatcher = new Dispatcher(store, deliver, deps.clock, deps.log, metrics, { deliveryTimeoutMs: options.delivery?.timeoutMs, ...options.dispatcher });
   const ingester = new Ingester(store, deps.bus, deps.clock, deps.log, (ids) => dispatcher.notify(ids), { leaseMs: options.ingestLeaseMs });
   const pinger = new Pinger(store, deliver, deps.clock, deps.log);
@@ -68,7 +71,7 @@ export async function openNotifier(deps: ServiceDeps, options: NotifierOptions =
       deliver.close();
       await storage.close();
     },
-    metrics: async () => metrics.prometheus(await store.pendingCounts()),
+    metrics: () => metrics.exposition(),
     counters: metrics,
     store,
     dispatcher,

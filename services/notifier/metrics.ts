@@ -1,67 +1,131 @@
-/** How many recent attempt latencies the quantiles are taken over. */
-const WINDOW = 2048;
+import { Counter, Gauge, Histogram, Registry, Summary, type MetricValue } from "prom-client";
+import type { ServiceName } from "../../lib/config.js";
+
+/**
+ * A registry for one service's figures, each labelled `service=<name>`. Its own registry, not
+ * prom-client's global one: tests run several instances of a service in one process.
+ * (Kept here until a second service exposes figures; then it belongs in lib/.)
+ */
+export function serviceRegistry(service: ServiceName): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  return registry;
+}
 
 /** Latency buckets of the Prometheus histogram, in seconds. */
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
+/** The span of recent attempts GetMetrics' p50 and p99 are taken over (in five slices). */
+const QUANTILE_WINDOW_SECONDS = 600;
+
+/** What GetMetrics answers about this replica's deliveries. */
+export interface DeliveryFigures {
+  deliveries: number;
+  failures: number;
+  giveUps: number;
+  latencyCount: number;
+  latencySumMs: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+}
+
+type Outcome = "delivered" | "failed" | "given_up";
+
+/** Seconds as milliseconds, without the binary fractions' noise below a microsecond. */
+const milliseconds = (seconds: number) => Math.round(seconds * 1e6) / 1e3;
+
+/** The value of one series of a metric (`name` tells a histogram's `_sum` and `_count` apart). */
+function sample(metric: { name: string; values: (MetricValue<string> & { metricName?: string })[] }, name = metric.name, labels: Record<string, string | number> = {}): number {
+  const found = metric.values.find((v) => (v.metricName ?? metric.name) === name && Object.entries(labels).every(([k, x]) => v.labels[k] === x));
+  return found?.value ?? 0;
+}
+
 /**
- * Delivery counters of this replica: deliveries, failures, give-ups and attempt latency. Queue
- * depth is not counted here: it is read from the database, where every replica's work shows.
+ * Delivery figures of this replica (deliveries, failures, give-ups, attempt latency) and the
+ * queue depth per subscription, which is read from the database at scrape time: every
+ * replica's pending work shows there.
  */
 export class DeliveryMetrics {
-  deliveries = 0;
-  failures = 0;
-  giveUps = 0;
-  latencyCount = 0;
-  latencySumMs = 0;
-  private readonly recent: number[] = [];
-  private next = 0;
-  private readonly buckets = BUCKETS.map(() => 0);
+  readonly registry = serviceRegistry("notifier");
+  private readonly deliveries = new Counter({
+    name: "webhook_deliveries_total",
+    help: "Notifications delivered (2xx in time) by this replica.",
+    registers: [this.registry],
+  });
+  private readonly failures = new Counter({
+    name: "webhook_failures_total",
+    help: "Failed delivery attempts (including the ones given up) by this replica.",
+    registers: [this.registry],
+  });
+  private readonly giveUps = new Counter({
+    name: "webhook_give_ups_total",
+    help: "Notifications given up after 10 failed attempts by this replica.",
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram({
+    name: "webhook_delivery_latency_seconds",
+    help: "Time from sending a notification to the receiver's answer.",
+    buckets: BUCKETS,
+    registers: [this.registry],
+  });
+  // Not exposed: Prometheus aggregates the histogram over replicas; these quantiles of one
+  // replica's recent attempts are what GetMetrics answers.
+  private readonly recentLatency = new Summary({
+    name: "webhook_delivery_latency_recent_seconds",
+    help: "Time from sending a notification to the receiver's answer, recent attempts of this replica.",
+    percentiles: [0.5, 0.99],
+    maxAgeSeconds: QUANTILE_WINDOW_SECONDS,
+    ageBuckets: 5,
+    registers: [],
+  });
 
-  /** One attempt: `outcome` delivered, failed (will be retried) or given_up (also a failure). */
-  observe(outcome: "delivered" | "failed" | "given_up", latencyMs: number): void {
-    if (outcome === "delivered") this.deliveries++;
-    else this.failures++;
-    if (outcome === "given_up") this.giveUps++;
-    this.latencyCount++;
-    this.latencySumMs += latencyMs;
-    if (this.recent.length < WINDOW) this.recent.push(latencyMs);
-    else this.recent[this.next] = latencyMs;
-    this.next = (this.next + 1) % WINDOW;
-    BUCKETS.forEach((b, i) => {
-      if (latencyMs / 1000 <= b) this.buckets[i]++;
+  private readonly queueDepth: Gauge<"subscription_id">;
+
+  constructor(queueDepths: () => Promise<Map<number, number>>) {
+    this.queueDepth = new Gauge({
+      name: "webhook_queue_depth",
+      help: "Notifications waiting for delivery, per subscription (all replicas).",
+      labelNames: ["subscription_id"],
+      registers: [this.registry],
+      async collect() {
+        const depths = await queueDepths();
+        this.reset();
+        for (const [id, pending] of depths) this.set({ subscription_id: String(id) }, pending);
+      },
     });
   }
 
-  /** The q-quantile (0..1) of the recent latencies, in milliseconds. */
-  quantile(q: number): number {
-    if (this.recent.length === 0) return 0;
-    const sorted = [...this.recent].sort((a, b) => a - b);
-    return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  /** One attempt: `outcome` delivered, failed (will be retried) or given_up (also a failure). */
+  observe(outcome: Outcome, latencyMs: number): void {
+    if (outcome === "delivered") this.deliveries.inc();
+    else this.failures.inc();
+    if (outcome === "given_up") this.giveUps.inc();
+    this.latency.observe(latencyMs / 1000);
+    this.recentLatency.observe(latencyMs / 1000);
   }
 
-  /** The Prometheus text exposition, with the queue depths read from the database. */
-  prometheus(queueDepths: Map<number, number>): string {
-    const lines = [
-      "# HELP webhook_deliveries_total Notifications delivered (2xx in time) by this replica.",
-      "# TYPE webhook_deliveries_total counter",
-      `webhook_deliveries_total ${this.deliveries}`,
-      "# HELP webhook_failures_total Failed delivery attempts (including the ones given up) by this replica.",
-      "# TYPE webhook_failures_total counter",
-      `webhook_failures_total ${this.failures}`,
-      "# HELP webhook_give_ups_total Notifications given up after 10 failed attempts by this replica.",
-      "# TYPE webhook_give_ups_total counter",
-      `webhook_give_ups_total ${this.giveUps}`,
-      "# HELP webhook_delivery_latency_seconds Time from sending a notification to the receiver's answer.",
-      "# TYPE webhook_delivery_latency_seconds histogram",
-      ...BUCKETS.map((b, i) => `webhook_delivery_latency_seconds_bucket{le="${b}"} ${this.buckets[i]}`),
-      `webhook_delivery_latency_seconds_bucket{le="+Inf"} ${this.latencyCount}`,
-      `webhook_delivery_latency_seconds_sum ${this.latencySumMs / 1000}`,
-      `webhook_delivery_latency_seconds_count ${this.latencyCount}`,
-      "# HELP webhook_queue_depth Notifications waiting for delivery, per subscription (all replicas).",
-      "# TYPE webhook_queue_depth gauge",
-      ...[...queueDepths].map(([id, n]) => `webhook_queue_depth{subscription_id="${id}"} ${n}`),
-    ];
-    return `${lines.join("\n")}\n`;
+  /** The figures GetMetrics answers, read from the metrics themselves. */
+  async figures(): Promise<DeliveryFigures> {
+    const [deliveries, failures, giveUps, latency, recent] = await Promise.all([
+      this.deliveries.get(),
+      this.failures.get(),
+      this.giveUps.get(),
+      this.latency.get(),
+      this.recentLatency.get(),
+    ]);
+    return {
+      deliveries: sample(deliveries),
+      failures: sample(failures),
+      giveUps: sample(giveUps),
+      latencyCount: sample(latency, `${latency.name}_count`),
+      latencySumMs: milliseconds(sample(latency, `${latency.name}_sum`)),
+      latencyP50Ms: milliseconds(sample(recent, recent.name, { quantile: 0.5 })),
+      latencyP99Ms: milliseconds(sample(recent, recent.name, { quantile: 0.99 })),
+    };
+  }
+
+  /** The Prometheus text exposition (GET /metrics), queue depths read now. */
+  exposition(): Promise<string> {
+    return this.registry.metrics();
   }
 }

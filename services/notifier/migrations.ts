@@ -169,4 +169,32 @@ export const migrations: Migration[] = [
       await knex.schema.dropTable("workspace_locks");
     },
   },
+  {
+    // Signing secrets sealed (AES-256-GCM with ENCRYPTION_KEY) and validation codes as their
+    // SHA-256, so that the table alone reveals neither. The key is no migration's to know: rows
+    // written before are converted when the notifier opens (NotifierStore.sealPlainSubscriptions),
+    // which empties their plain columns; a later release may drop those.
+    name: "0005_secrets_at_rest",
+    async up(knex) {
+      await knex.schema.alterTable("subscriptions", (t) => {
+        t.text("secret_sealed").nullable();
+        t.string("validation_code_sha256", 64).nullable();
+      });
+      await knex.schema.alterTable("subscriptions", (t) => {
+        t.string("secret", 200).nullable().alter();
+      });
+    },
+    async down(knex) {
+      // Sealed secrets cannot be put back in clear without the key, nor hashed codes at all.
+      const [{ n }] = await knex("subscriptions").whereNotNull("secret_sealed").count({ n: "*" });
+      if (Number(n) > 0) throw new Error("notifier: subscriptions have sealed secrets; 0005_secrets_at_rest cannot be undone");
+      await knex.schema.alterTable("subscriptions", (t) => {
+        t.string("secret", 200).notNullable().alter();
+      });
+      await knex.schema.alterTable("subscriptions", (t) => {
+        t.dropColumn("validation_code_sha256");
+        t.dropColumn("secret_sealed");
+      });
+    },
+  },
 ];

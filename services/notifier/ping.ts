@@ -30,7 +30,8 @@ function echoedCode(answer: string | undefined): string | undefined {
  * Pinger sends the PING of the time-tracking API: on demand, and by itself after a subscription
  * is made or its URL changed (the validation request). It is no notification: it bypasses the
  * queue (a ping is no event, and reaches unvalidated and disabled subscriptions too), is tried
- * once, and is recorded in the delivery log.
+ * once, and is recorded in the delivery log. It carries the validation code the subscription
+ * row holds in clear, which only a row that just issued one does (see SubscriptionRow).
  */
 export class Pinger {
   private readonly background = new Set<Promise<unknown>>();
@@ -47,9 +48,10 @@ export class Pinger {
     const body = JSON.stringify(pingPayload(sub, now, validationUrl));
     const id = `ping_${randomToken(12)}`;
     const result = await this.deliver(sub.url, body, signatureHeaders(sub.secret, id, Math.floor(now.getTime() / 1000), body), { readAnswer: true });
-    // A receiver that echoes the validation code validates the subscription.
+    // A receiver that echoes the validation code this ping carried validates the subscription
+    // (the store compares it with the hash it keeps).
     const code = echoedCode(result.answer);
-    if (result.ok && !sub.validated_at && sub.validation_code && code === sub.validation_code) {
+    if (result.ok && !sub.validated_at && sub.validation_code && code !== undefined) {
       await this.store.validate(sub.id, code, this.clock.now());
     }
     await this.store.recordPing(sub.id, this.clock.now(), result);

@@ -1,4 +1,7 @@
+import { createHash } from "node:crypto";
 import { dbDate, type Knex } from "../../lib/db.js";
+import { secretsEqual } from "../../lib/identity.js";
+import type { SecretBox } from "../../lib/secret-box.js";
 
 /** Which services' events a subscription receives: the hiring service's, or the time-tracking family's. */
 export type Family = "hiring" | "tracking";
@@ -16,9 +19,14 @@ export interface SubscriptionRow {
   user_id: number;
   description: string;
   url: string;
+  /** The signing secret in clear; sealed at rest (`secret_sealed`). */
   secret: string;
   event_filters: Filter[];
   enabled: boolean;
+  /**
+   * The validation code in clear, only where it was just issued: at rest is its SHA-256 alone
+   * (`validation_code_sha256`), so a row read back carries null.
+   */
   validation_code: string | null;
   validated_at: Date | null;
   created_at: Date;
@@ -89,7 +97,12 @@ export interface Deliverable extends NotificationRow {
 /** The ingest_state row of the EVENTS stream. */
 const INGEST = "events";
 
-function subscriptionRow(row: Record<string, unknown>): SubscriptionRow {
+/** How a validation code is kept: its SHA-256 in hex (codes are random, 192 bits: no salt needed). */
+function validationCodeHash(code: string): string {
+  return createHash("sha256").update(code).digest("hex");
+}
+
+function subscriptionRow(row: Record<string, unknown>, secret: string): SubscriptionRow {
   return {
     id: Number(row.id),
     family: row.family as Family,
@@ -97,10 +110,10 @@ function subscriptionRow(row: Record<string, unknown>): SubscriptionRow {
     user_id: Number(row.user_id),
     description: String(row.description),
     url: String(row.url),
-    secret: String(row.secret),
+    secret,
     event_filters: JSON.parse(String(row.event_filters)) as Filter[],
     enabled: Boolean(row.enabled),
-    validation_code: (row.validation_code as string | null) ?? null,
+    validation_code: null,
     validated_at: row.validated_at == null ? null : dbDate(row.validated_at as Date),
     created_at: dbDate(row.created_at as Date),
     updated_at: dbDate(row.updated_at as Date),
@@ -135,28 +148,60 @@ function attemptRow(row: Record<string, unknown>): AttemptRow {
   };
 }
 
-/**
- * Columns of a subscription as written. Descriptions are unique in a time-tracking workspace;
- * hiring subscriptions and undescribed internal ones have no unique key (null never collides).
- */
-function subscriptionColumns(row: Partial<NewSubscription>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...row };
-  if (row.event_filters) out.event_filters = JSON.stringify(row.event_filters);
-  if (row.description !== undefined) out.unique_description = row.family === "hiring" ? null : row.description || null;
-  return out;
-}
-
 /** Rows per INSERT statement, well under the engines' limits on bound values. */
 const INSERT_CHUNK = 400;
 
-/** The notifier schema's queries. */
+/**
+ * The notifier schema's queries. Subscriptions' signing secrets are sealed with the box
+ * (AES-256-GCM, ENCRYPTION_KEY) and validation codes hashed as they are written; secrets are
+ * opened as they are read.
+ */
 export class NotifierStore {
-  constructor(readonly db: Knex) {}
+  constructor(
+    readonly db: Knex,
+    private readonly box: SecretBox,
+  ) {}
 
   // Subscriptions
 
+  /**
+   * Columns of a subscription as written: the secret sealed, the validation code hashed.
+   * Descriptions are unique in a time-tracking workspace; hiring subscriptions and undescribed
+   * internal ones have no unique key (null never collides).
+   */
+  private subscriptionColumns(row: Partial<NewSubscription>): Record<string, unknown> {
+    const { secret, validation_code, ...plain } = row;
+    const out: Record<string, unknown> = { ...plain };
+    if (row.event_filters) out.event_filters = JSON.stringify(row.event_filters);
+    if (row.description !== undefined) out.unique_description = row.family === "hiring" ? null : row.description || null;
+    if (secret !== undefined) out.secret_sealed = this.box.seal(secret);
+    if (validation_code !== undefined) out.validation_code_sha256 = validation_code === null ? null : validationCodeHash(validation_code);
+    return out;
+  }
+
+  private subscriptionRow(row: Record<string, unknown>): SubscriptionRow {
+    return subscriptionRow(row, this.box.open(String(row.secret_sealed)));
+  }
+
+  /**
+   * Seals the secrets and hashes the validation codes of subscriptions written in clear before
+   * they were kept so (migration 0005), and empties their plain columns; answers how many. Runs
+   * when the notifier opens; each row changes only while it is still plain, so replicas opening
+   * at once convert each row once.
+   */
+  async sealPlainSubscriptions(): Promise<number> {
+    const rows: { id: number | string; secret: string; validation_code: string | null }[] = await this.db("subscriptions").whereNotNull("secret").select("id", "secret", "validation_code");
+    let sealed = 0;
+    for (const r of rows) {
+      sealed += await this.db("subscriptions")
+        .where({ id: r.id, secret: r.secret })
+        .update({ secret_sealed: this.box.seal(r.secret), validation_code_sha256: r.validation_code === null ? null : validationCodeHash(r.validation_code), secret: null, validation_code: null });
+    }
+    return sealed;
+  }
+
   async insertSubscription(row: NewSubscription): Promise<SubscriptionRow> {
-    const [id] = await this.db("subscriptions").insert(subscriptionColumns(row));
+    const [id] = await this.db("subscriptions").insert(this.subscriptionColumns(row));
     return { ...row, id: Number(id) };
   }
 
@@ -175,19 +220,19 @@ export class NotifierStore {
       await trx("workspace_locks").where(workspace).first("family").forUpdate();
       const [{ n }] = await trx("subscriptions").where(workspace).count({ n: "*" });
       if (Number(n) >= max) return undefined;
-      const [id] = await trx("subscriptions").insert(subscriptionColumns(row));
+      const [id] = await trx("subscriptions").insert(this.subscriptionColumns(row));
       return { ...row, id: Number(id) };
     });
   }
 
   async subscription(id: number): Promise<SubscriptionRow | undefined> {
     const row = await this.db("subscriptions").where({ id }).first();
-    return row ? subscriptionRow(row) : undefined;
+    return row ? this.subscriptionRow(row) : undefined;
   }
 
   async subscriptionsOf(family: Family, workspaceId: string): Promise<SubscriptionRow[]> {
     const rows = await this.db("subscriptions").where({ family, workspace_id: workspaceId }).orderBy("id");
-    return rows.map(subscriptionRow);
+    return rows.map((r) => this.subscriptionRow(r));
   }
 
   /** Every subscription of the given workspaces, for turning a batch of events into notifications. */
@@ -197,21 +242,44 @@ export class NotifierStore {
       ["family", "workspace_id"],
       keys.map((k) => [k.family, k.workspaceId]),
     );
-    return rows.map(subscriptionRow);
+    return rows.map((r) => this.subscriptionRow(r));
   }
 
-  /** Changes a subscription; answers it as it stands after the change, or undefined when it is gone. */
+  /**
+   * Changes a subscription; answers it as it stands after the change (with the validation code
+   * in clear when the change issued one), or undefined when it is gone.
+   */
   async updateSubscription(id: number, changes: Partial<NewSubscription>): Promise<SubscriptionRow | undefined> {
-    const updated = await this.db("subscriptions").where({ id }).update(subscriptionColumns(changes));
-    return updated > 0 ? this.subscription(id) : undefined;
+    const updated = await this.db("subscriptions").where({ id }).update(this.subscriptionColumns(changes));
+    if (updated === 0) return undefined;
+    const row = await this.subscription(id);
+    return row && changes.validation_code !== undefined ? { ...row, validation_code: changes.validation_code } : row;
   }
 
-  /** Validates when the code is the subscription's; true when it is (or already was) validated. */
+  /**
+   * Replaces the validation code of a subscription that is not validated (only the code's hash is
+   * kept, so a ping cannot send the old one again); answers the subscription with the new code in
+   * clear, without one when it was validated meanwhile, or undefined when it is gone.
+   */
+  async reissueValidationCode(id: number, code: string): Promise<SubscriptionRow | undefined> {
+    const updated = await this.db("subscriptions").where({ id }).whereNull("validated_at").update({ validation_code_sha256: validationCodeHash(code) });
+    const row = await this.subscription(id);
+    return row && updated > 0 ? { ...row, validation_code: code } : row;
+  }
+
+  /**
+   * Validates when the code is the subscription's (hashes compared in constant time); true when
+   * it is (or already was) validated.
+   */
   async validate(id: number, code: string, now: Date): Promise<boolean> {
-    const updated = await this.db("subscriptions").where({ id, validation_code: code }).whereNull("validated_at").update({ validated_at: now });
+    const row = await this.db("subscriptions").where({ id }).first("validation_code_sha256");
+    const stored: string | null | undefined = row?.validation_code_sha256;
+    if (!stored || !secretsEqual(stored, validationCodeHash(code))) return false;
+    // Only while the code is still the one compared: a PUT or a ping may have replaced it meanwhile.
+    const updated = await this.db("subscriptions").where({ id, validation_code_sha256: stored }).whereNull("validated_at").update({ validated_at: now });
     if (updated > 0) return true;
-    const row = await this.db("subscriptions").where({ id, validation_code: code }).first("validated_at");
-    return Boolean(row?.validated_at);
+    const after = await this.db("subscriptions").where({ id, validation_code_sha256: stored }).first("validated_at");
+    return Boolean(after?.validated_at);
   }
 
   /** Removes a subscription with its queue and its delivery log. */
@@ -369,10 +437,15 @@ export class NotifierStore {
       .join("subscriptions as s", "s.id", "n.subscription_id")
       .where("n.state", "pending")
       .whereIn("n.subscription_id", subscriptionIds)
-      .select("n.*", "s.family", "s.url", "s.secret", "s.enabled", this.db.raw("row_number() over (partition by n.subscription_id order by n.seq) as rn"));
+      .select("n.*", "s.family", "s.url", "s.secret_sealed", "s.enabled", this.db.raw("row_number() over (partition by n.subscription_id order by n.seq) as rn"));
     const rows: Record<string, unknown>[] = await this.db.select("*").from(ranked.as("x")).where("rn", "<=", limit).orderBy("seq");
+    // Each subscription's secret is opened once, however many of its notifications come.
+    const secrets = new Map<number, string>();
     for (const r of rows) {
-      out.get(Number(r.subscription_id))!.push({ ...notificationRow(r), family: r.family as Family, url: String(r.url), secret: String(r.secret), enabled: Boolean(r.enabled) });
+      const id = Number(r.subscription_id);
+      const secret = secrets.get(id) ?? this.box.open(String(r.secret_sealed));
+      secrets.set(id, secret);
+      out.get(id)!.push({ ...notificationRow(r), family: r.family as Family, url: String(r.url), secret, enabled: Boolean(r.enabled) });
     }
     return out;
   }

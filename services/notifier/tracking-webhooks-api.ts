@@ -3,7 +3,7 @@ import { TrackingWebhookService } from "../../gen/notifier/v1/tracking_webhooks_
 import type { EventFilter } from "../../gen/notifier/v1/webhooks_pb.js";
 import type { Clock } from "../../lib/clock.js";
 import type { WorkspaceGate } from "../../lib/workspace-scope.js";
-import { caller, requireUser, secretsEqual } from "../../lib/identity.js";
+import { caller, requireUser } from "../../lib/identity.js";
 import { badRequest, notFound, paymentRequired } from "../../lib/errors.js";
 import { isUniqueViolation } from "../../lib/db.js";
 import { randomToken, storageId } from "../../lib/ids.js";
@@ -21,10 +21,10 @@ const NO_ACCESS = "User not found/accessible for workspace";
 
 const notFoundIn = (subscriptionId: bigint, workspaceId: bigint) => notFound(`subscription ${subscriptionId} for workspace ${workspaceId} was not found`);
 
-function callbackUrl(raw: string, rules: TargetRules): string {
+async function callbackUrl(raw: string, rules: TargetRules): Promise<string> {
   const url = raw.trim();
   if (!url) throw badRequest("URL callback must not be empty");
-  const problem = checkTargetUrl(url, rules);
+  const problem = await checkTargetUrl(url, rules);
   if (problem) throw badRequest(problem);
   return url;
 }
@@ -93,7 +93,7 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
         const { userId, premium } = await member(ctx, req.workspaceId);
         const description = subscriptionDescription(req.description);
         const eventFilters = filtersOf(req.eventFilters, premium);
-        const url = callbackUrl(req.urlCallback, rules);
+        const url = await callbackUrl(req.urlCallback, rules);
         const { maxWebhooks } = workspaceLimits(premium);
         const now = clock.now();
         const sub = await store
@@ -119,7 +119,7 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
 
       async updateWorkspaceSubscription(req, ctx) {
         const { sub, scope } = await visible(ctx, req.workspaceId, req.subscriptionId);
-        const url = callbackUrl(req.urlCallback, rules);
+        const url = await callbackUrl(req.urlCallback, rules);
         const changes: Partial<SubscriptionRow> = {
           description: subscriptionDescription(req.description),
           event_filters: filtersOf(req.eventFilters, scope.premium),
@@ -158,18 +158,18 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
 
       async validateWorkspaceSubscription(req) {
         const sub = await inWorkspace(req.workspaceId, req.subscriptionId);
-        // The code is the credential of this public link: a wrong one looks like no subscription.
-        if (!sub?.validation_code || !secretsEqual(sub.validation_code, req.validationCode)) {
-          throw notFoundIn(req.subscriptionId, req.workspaceId);
-        }
-        // A PUT with a new URL may have replaced the code meanwhile: then this link validates nothing.
-        if (!(await store.validate(sub.id, sub.validation_code, clock.now()))) throw notFoundIn(req.subscriptionId, req.workspaceId);
+        // The code is the credential of this public link: a wrong one (or one a PUT or a ping has
+        // replaced) looks like no subscription. The store compares it with the hash it keeps.
+        if (!sub || !(await store.validate(sub.id, req.validationCode, clock.now()))) throw notFoundIn(req.subscriptionId, req.workspaceId);
         return { status: "OK" };
       },
 
       async pingWorkspaceSubscription(req, ctx) {
         const { sub } = await visible(ctx, req.workspaceId, req.subscriptionId);
-        const outcome = await pinger.ping(sub, validationUrl(ctx, sub));
+        // Only the code's hash is kept: an unvalidated subscription's ping carries a fresh code.
+        const target = sub.validated_at ? sub : await store.reissueValidationCode(sub.id, newValidationCode());
+        if (!target) throw notFoundIn(req.subscriptionId, req.workspaceId);
+        const outcome = await pinger.ping(target, validationUrl(ctx, target));
         return { status: outcome.status };
       },
 

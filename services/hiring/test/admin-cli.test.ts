@@ -1,36 +1,15 @@
 import t from "tap";
-import { execFile } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTestSystem, type TestSystem } from "../../../test/support/harness.js";
+import { runAdminCli } from "../../../test/support/admin-cli.js";
 import { SyntheticHiring } from "../synthetic.js";
 import { at, candidate, opening } from "./support.js";
 
 /** The admin command line against a running system: JSON on stdout, errors on stderr. */
 
 const sys: TestSystem = await startTestSystem(t);
-const ROOT = join(import.meta.dirname, "../../..");
-
-interface Run {
-  code: number;
-  json: any;
-  stderr: string;
-}
-
-function admin(...args: string[]): Promise<Run> {
-  const env = { ...process.env, DATA_DIR: sys.env.DATA_DIR, HIRING_URL: `http://127.0.0.1:${sys.ports.hiring}`, INTERNAL_TOKEN: "" };
-  return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", "cmd/admin.ts", ...args], { cwd: ROOT, env, timeout: 60_000 }, (err, stdout, stderr) => {
-      let json: unknown;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, json, stderr });
-    });
-  });
-}
+const admin = (...args: string[]) => runAdminCli(sys, ...args);
 
 function file(name: string, content: unknown): string {
   const path = join(sys.env.DATA_DIR!, name);

@@ -1,6 +1,9 @@
 import t from "tap";
 import * as net from "node:net";
+import os from "node:os";
+import type { LookupAddress } from "node:dns";
 import { createDeliverer, DELIVERY_TIMEOUT_MS } from "../deliver.js";
+import type { Resolver } from "../target.js";
 import { startReceiver } from "../../../test/support/harness.js";
 
 const rules = { allowInternal: true };
@@ -83,4 +86,22 @@ t.test("the answer's body is read when asked for (a ping looks for the validatio
   t.teardown(() => deliver.close());
   t.match(await deliver(receiver.url(), "{}", {}, { readAnswer: true }), { ok: true, answer: '{"validation_code":"abc"}' });
   t.equal((await deliver(receiver.url(), "{}", {})).answer, undefined);
+});
+
+t.test("under the default rules a delivery connects neither to this host's own address nor to IPv4 written in IPv6, literal or resolved", async (t) => {
+  const own = Object.values(os.networkInterfaces())
+    .flat()
+    .map((i) => i?.address ?? "")
+    .filter((a) => net.isIP(a) && a !== "127.0.0.1" && a !== "::1");
+  t.ok(own.length > 0, "the host has an address besides loopback");
+  const inside = ["::7f00:1", "::ffff:7f00:1", "64:ff9b::7f00:1", "64:ff9b:1::7f00:1", "2002:7f00:1::1", "2001:0:4136:e378:8000:63bf:80ff:fffe", "198.18.0.1"];
+  const answers: Record<string, string[]> = Object.fromEntries([...own, ...inside].map((a, i) => [`n${i}.example`, [a]]));
+  const resolve: Resolver = (hostname, callback) => callback(null, (answers[hostname] ?? []).map((address): LookupAddress => ({ address, family: net.isIP(address) })));
+  const deliver = createDeliverer({ allowInternal: false, resolve, timeoutMs: 1_000 });
+  t.teardown(() => deliver.close());
+  for (const [i, address] of [...own, ...inside].entries()) {
+    const literal = `http://${net.isIP(address) === 6 ? `[${address}]` : address}/hook`;
+    t.match(await deliver(literal, "{}", {}), { ok: false, error: "refusing to connect to an internal address" }, literal);
+    t.match(await deliver(`http://n${i}.example/hook`, "{}", {}), { ok: false, error: `refusing to connect to internal address of n${i}.example` }, `a name for ${address}`);
+  }
 });

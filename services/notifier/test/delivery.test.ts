@@ -97,8 +97,8 @@ t.test("a failing notification is retried 10 + x^4 seconds after its x-th failur
   const metrics = await n.admin.getMetrics({});
   t.match(metrics, { deliveries: 1n, failures: 10n, giveUps: 1n, latencyCount: 11n });
   const text = await n.notifier.metrics();
-  t.match(text, /^webhook_give_ups_total 1$/m);
-  t.match(text, /^webhook_failures_total 10$/m);
+  t.match(text, /^webhook_give_ups_total\{service="notifier"\} 1$/m);
+  t.match(text, /^webhook_failures_total\{service="notifier"\} 10$/m);
 
   // Replay: the given-up notification goes again, with its id and a fresh count of attempts.
   firstFails = false;
