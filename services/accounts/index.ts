@@ -2,14 +2,18 @@ import type { ServiceFactory } from "../../lib/service.js";
 import { SecretBox } from "../../lib/secret-box.js";
 import { ServiceStorage } from "../../lib/storage.js";
 import { migrations } from "./migrations.js";
-import { accountsRoutes } from "./service.js";
+import { accountsRoutes } from "./routes.js";
+import { AccountsStore } from "./users/store.js";
+import { Authentication } from "./users/authentication.js";
 
 /** The accounts service: users, sessions, API tokens, organizations and workspaces. */
 export const createAccountsService: ServiceFactory = async (deps) => {
   const storage = await ServiceStorage.open(deps, "accounts", migrations);
+  const box = new SecretBox(deps.config.encryptionKey);
+  const auth = new Authentication(new AccountsStore(storage.db), deps.clock, box, deps.log);
   return {
     name: "accounts",
-    routes: accountsRoutes(storage, { clock: deps.clock, box: new SecretBox(deps.config.encryptionKey), log: deps.log }),
+    routes: accountsRoutes({ storage, clock: deps.clock, log: deps.log, box, auth }),
     ready: () => storage.ready(),
     start: async () => storage.startRelay(),
     close: () => storage.close(),

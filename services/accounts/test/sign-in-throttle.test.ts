@@ -9,7 +9,7 @@ import { ERROR_HEADER } from "../../../lib/errors.js";
 import { createLogger } from "../../../lib/logger.js";
 import { startTestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { createAccountsService } from "../index.js";
-import { accountKey, SIGN_IN_POLICY } from "../sign-in-throttle.js";
+import { accountKey, SIGN_IN_POLICY } from "../users/sign-in-throttle.js";
 
 /**
  * Failed password checks are throttled per account, in the accounts database: ten failures

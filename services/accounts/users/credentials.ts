@@ -1,5 +1,5 @@
 import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
-import type { SecretBox } from "../../lib/secret-box.js";
+import type { SecretBox } from "../../../lib/secret-box.js";
 import type { StoredApiToken } from "./store.js";
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>

@@ -1,4 +1,4 @@
-import { dbDate as toDate, type Knex } from "../../lib/db.js";
+import { dbDate as toDate, type Knex } from "../../../lib/db.js";
 
 export interface UserRow {
   id: number;
@@ -36,7 +36,7 @@ function userRow(row: UserRow | undefined): UserRow | undefined {
 
 /** The accounts schema's queries. */
 export class AccountsStore {
-  constructor(private readonly db: Knex) {}
+  constructor(readonly db: Knex) {}
 
   async userById(id: number, trx: Knex = this.db): Promise<UserRow | undefined> {
     return userRow(await trx<UserRow>("users").where({ id }).first());

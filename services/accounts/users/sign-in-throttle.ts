@@ -1,8 +1,8 @@
 import { createHash, randomInt } from "node:crypto";
 import type { ConnectError } from "@connectrpc/connect";
-import type { Clock } from "../../lib/clock.js";
-import { dbDate, isDeadlock, isUniqueViolation, type Knex } from "../../lib/db.js";
-import { tooManyRequests } from "../../lib/errors.js";
+import type { Clock } from "../../../lib/clock.js";
+import { dbDate, isDeadlock, isUniqueViolation, type Knex } from "../../../lib/db.js";
+import { tooManyRequests } from "../../../lib/errors.js";
 
 /** How many failed password checks an account may have within the window. */
 export interface SignInPolicy {

@@ -1,5 +1,5 @@
-import type { SignupRequest } from "../../gen/accounts/v1/accounts_pb.js";
-import { badRequest } from "../../lib/errors.js";
+import type { SignupRequest } from "../../../gen/accounts/v1/accounts_pb.js";
+import { badRequest } from "../../../lib/errors.js";
 
 /** local@domain.tld, without spaces or control characters. */
 const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;

@@ -1,0 +1,16 @@
+import type { Clock } from "../../lib/clock.js";
+import type { Logger } from "../../lib/logger.js";
+import type { SecretBox } from "../../lib/secret-box.js";
+import type { ServiceStorage } from "../../lib/storage.js";
+import type { Authentication } from "./users/authentication.js";
+
+/** What the accounts service's resources are built from. */
+export interface AccountsKit {
+  storage: ServiceStorage;
+  clock: Clock;
+  log: Logger;
+  /** Seals what must be read back (API tokens) with ENCRYPTION_KEY. */
+  box: SecretBox;
+  /** Password checks, tokens, sessions. */
+  auth: Authentication;
+}
