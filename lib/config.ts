@@ -41,6 +41,10 @@ export interface Config {
   encryptionKey: Buffer;
   /** Address every port binds to (HOST): all interfaces by default, `127.0.0.1` for one machine. */
   host: string;
+  /** SMTP server for outgoing mail (SMTP_URL, e.g. `smtp://user:pass@host:587`); unset: mails are written under DATA_DIR/mail. */
+  smtpUrl?: string;
+  /** The public base URL of the gateway, for links in mail (PUBLIC_URL); never the request's Host header. */
+  publicUrl: string;
 }
 
 function envPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -96,6 +100,19 @@ function encryptionKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
   return key;
 }
 
+/** PUBLIC_URL without a trailing slash; by default the gateway on localhost. */
+function publicUrl(env: NodeJS.ProcessEnv, gatewayPort: number): string {
+  const raw = env.PUBLIC_URL || `http://localhost:${gatewayPort || DEFAULT_PORTS.gateway}`;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`PUBLIC_URL must be an http(s) URL, got ${raw}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`PUBLIC_URL must be an http(s) URL, got ${raw}`);
+  return url.href.replace(/\/+$/, "");
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || "./data");
   const ports = {
@@ -122,5 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: envTrustProxy(env),
     natsPrefix: env.NATS_PREFIX ?? "",
     host: env.HOST || "0.0.0.0",
+    smtpUrl: env.SMTP_URL || undefined,
+    publicUrl: publicUrl(env, ports.gateway),
   };
 }

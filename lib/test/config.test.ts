@@ -42,6 +42,15 @@ t.test("HOST: every port binds to all interfaces unless told", async (t) => {
   t.equal(loadConfig(env({ HOST: "127.0.0.1" })).host, "127.0.0.1");
 });
 
+t.test("PUBLIC_URL: the gateway on localhost by default, any http(s) URL, without a trailing slash", async (t) => {
+  t.equal(loadConfig(env({})).publicUrl, "http://localhost:8080");
+  t.equal(loadConfig(env({ PORT: "9000" })).publicUrl, "http://localhost:9000");
+  t.equal(loadConfig(env({ PUBLIC_URL: "https://track.example.com/" })).publicUrl, "https://track.example.com");
+  for (const value of ["track.example.com", "ftp://x.example.com"]) t.throws(() => loadConfig(env({ PUBLIC_URL: value })), /PUBLIC_URL must be an http\(s\) URL/, value);
+  t.equal(loadConfig(env({})).smtpUrl, undefined);
+  t.equal(loadConfig(env({ SMTP_URL: "smtp://u:p@127.0.0.1:2525" })).smtpUrl, "smtp://u:p@127.0.0.1:2525");
+});
+
 t.test("a data directory the system makes is its user's alone", async (t) => {
   const parent = mkdtempSync(join(tmpdir(), "workhub-config-"));
   t.teardown(() => rmSync(parent, { recursive: true, force: true }));
