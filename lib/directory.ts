@@ -5,6 +5,7 @@ import type { Config, ServiceName } from "./config.js";
 import { createLogger, type Logger } from "./logger.js";
 import { internalAuthInterceptor, internalTokenInterceptor } from "./identity.js";
 import { createLocalTransport } from "./local-transport.js";
+import { fieldLimitsInterceptor } from "./field-limits.js";
 import { isConnectionFailure } from "./db.js";
 import { unavailable } from "./errors.js";
 
@@ -32,7 +33,8 @@ function unexpectedErrorLogger(log: Logger): Interceptor {
 
 /** The interceptors every service runs on every call, whatever the transport. */
 export function serverInterceptors(config: Config, log: Logger): Interceptor[] {
-  return [unexpectedErrorLogger(log), internalAuthInterceptor(config.internalToken)];
+  // Field limits after authentication: a caller without the internal token learns nothing of them.
+  return [unexpectedErrorLogger(log), internalAuthInterceptor(config.internalToken), fieldLimitsInterceptor()];
 }
 
 /**

@@ -162,7 +162,7 @@ function decodeScalar(type: ScalarType, v: unknown, name: string): unknown {
     if (big > 9223372036854775807n || big < -9223372036854775808n) throw fail("64-bit integer");
     return big;
   }
-  if (INT32_TYPES.has(type) && (big > 4294967295n || big < -2147483648n)) throw fail("32-bit integer");
+  if (INT32_TYPES.has(type) && (big > (UNSIGNED.has(type) ? 4294967295n : 2147483647n) || big < -2147483648n)) throw fail("32-bit integer");
   return Number(big);
 }
 

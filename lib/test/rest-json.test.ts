@@ -127,6 +127,8 @@ t.test("query and path strings are coerced to the field's type", async (t) => {
     ["limit", "1.5"],
     ["limit", "ten"],
     ["limit", "99999999999"],
+    ["limit", "2147483648"],
+    ["limit", "-2147483649"],
   ] as const) {
     t.throws(() => coerceParam(field(ListCandidatesRequestSchema, name), raw), { name: "RestInputError" }, `${name}=${raw}`);
   }

@@ -4,7 +4,7 @@
 
 import type { GenEnum, GenExtension, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, extDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { MethodOptions, ServiceOptions } from "@bufbuild/protobuf/wkt";
+import type { FieldOptions, MethodOptions, ServiceOptions } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_descriptor } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gateway/v1/annotations.proto.
  */
 export const file_gateway_v1_annotations: GenFile = /*@__PURE__*/
-  fileDesc("ChxnYXRld2F5L3YxL2Fubm90YXRpb25zLnByb3RvEgpnYXRld2F5LnYxIv0BCgVSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIYChBhZGRpdGlvbmFsX3BhdGhzGAMgAygJEgwKBGJvZHkYBCABKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIOCgZzdGF0dXMYBiABKA0SDgoGcHVibGljGAcgASgIEhYKDnNlc3Npb25fY29va2llGAggASgJEhwKFGNsZWFyX3Nlc3Npb25fY29va2llGAkgASgIEhIKCmVtcHR5X2JvZHkYCiABKAgSEAoIbm9fc3RvcmUYCyABKAgSGwoTcmV2b2tlc19jcmVkZW50aWFscxgMIAEoCCpICgZGYW1pbHkSFgoSRkFNSUxZX1VOU1BFQ0lGSUVEEAASEQoNRkFNSUxZX0hJUklORxABEhMKD0ZBTUlMWV9UUkFDS0lORxACOkkKBXJvdXRlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYtIcDIAEoCzIRLmdhdGV3YXkudjEuUm91dGVSBXJvdXRlOk0KBmZhbWlseRIfLmdvb2dsZS5wcm90b2J1Zi5TZXJ2aWNlT3B0aW9ucxi1hwMgASgOMhIuZ2F0ZXdheS52MS5GYW1pbHlSBmZhbWlseWIGcHJvdG8z", [file_google_protobuf_descriptor]);
+  fileDesc("ChxnYXRld2F5L3YxL2Fubm90YXRpb25zLnByb3RvEgpnYXRld2F5LnYxIv0BCgVSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIYChBhZGRpdGlvbmFsX3BhdGhzGAMgAygJEgwKBGJvZHkYBCABKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIOCgZzdGF0dXMYBiABKA0SDgoGcHVibGljGAcgASgIEhYKDnNlc3Npb25fY29va2llGAggASgJEhwKFGNsZWFyX3Nlc3Npb25fY29va2llGAkgASgIEhIKCmVtcHR5X2JvZHkYCiABKAgSEAoIbm9fc3RvcmUYCyABKAgSGwoTcmV2b2tlc19jcmVkZW50aWFscxgMIAEoCCJoCgtGaWVsZExpbWl0cxISCgptYXhfbGVuZ3RoGAEgASgNEhAKA21pbhgCIAEoA0gAiAEBEhAKA21heBgDIAEoA0gBiAEBEhEKCW1heF9pdGVtcxgEIAEoDUIGCgRfbWluQgYKBF9tYXgqSAoGRmFtaWx5EhYKEkZBTUlMWV9VTlNQRUNJRklFRBAAEhEKDUZBTUlMWV9ISVJJTkcQARITCg9GQU1JTFlfVFJBQ0tJTkcQAjpJCgVyb3V0ZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLSHAyABKAsyES5nYXRld2F5LnYxLlJvdXRlUgVyb3V0ZTpNCgZmYW1pbHkSHy5nb29nbGUucHJvdG9idWYuU2VydmljZU9wdGlvbnMYtYcDIAEoDjISLmdhdGV3YXkudjEuRmFtaWx5UgZmYW1pbHk6UAoGbGltaXRzEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi2hwMgASgLMhcuZ2F0ZXdheS52MS5GaWVsZExpbWl0c1IGbGltaXRzYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * Route declares the REST endpoint the gateway serves for one RPC.
@@ -116,6 +116,51 @@ export const RouteSchema: GenMessage<Route> = /*@__PURE__*/
   messageDesc(file_gateway_v1_annotations, 0);
 
 /**
+ * FieldLimits bounds a request field. Every service checks the limits of a request before its
+ * handler runs (lib/field-limits.ts), in process and over the network alike, and answers the
+ * API family's 400 naming the field. Every string, bytes and number field of a request declares
+ * one; the contract tests check that none is missing.
+ *
+ * @generated from message gateway.v1.FieldLimits
+ */
+export type FieldLimits = Message<"gateway.v1.FieldLimits"> & {
+  /**
+   * Longest value: characters (Unicode code points) of a string, bytes of a bytes field,
+   * characters of the compact JSON text of a google.protobuf.Struct, Value or ListValue. On a
+   * repeated field it bounds each element, on a map field each key and each value.
+   *
+   * @generated from field: uint32 max_length = 1;
+   */
+  maxLength: number;
+
+  /**
+   * Smallest and largest value of a number field (each element of a repeated field).
+   *
+   * @generated from field: optional int64 min = 2;
+   */
+  min?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 max = 3;
+   */
+  max?: bigint | undefined;
+
+  /**
+   * Most elements of a repeated field or entries of a map field.
+   *
+   * @generated from field: uint32 max_items = 4;
+   */
+  maxItems: number;
+};
+
+/**
+ * Describes the message gateway.v1.FieldLimits.
+ * Use `create(FieldLimitsSchema)` to create a new message.
+ */
+export const FieldLimitsSchema: GenMessage<FieldLimits> = /*@__PURE__*/
+  messageDesc(file_gateway_v1_annotations, 1);
+
+/**
  * Family is the public API family a service's REST routes belong to. It decides the
  * error body, the timestamp format and how REST callers authenticate.
  *
@@ -161,4 +206,10 @@ export const route: GenExtension<MethodOptions, Route> = /*@__PURE__*/
  */
 export const family: GenExtension<ServiceOptions, Family> = /*@__PURE__*/
   extDesc(file_gateway_v1_annotations, 1);
+
+/**
+ * @generated from extension: gateway.v1.FieldLimits limits = 50102;
+ */
+export const limits: GenExtension<FieldOptions, FieldLimits> = /*@__PURE__*/
+  extDesc(file_gateway_v1_annotations, 2);
 

@@ -4,6 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_gateway_v1_annotations } from "../../gateway/v1/annotations_pb.js";
 import { file_google_protobuf_struct } from "@bufbuild/protobuf/wkt";
 import type { CandidateDetail } from "./export_pb.js";
 import { file_hiring_v1_export } from "./export_pb.js";
@@ -13,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file hiring/v1/admin.proto.
  */
 export const file_hiring_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChVoaXJpbmcvdjEvYWRtaW4ucHJvdG8SCWhpcmluZy52MSImChZDcmVhdGVXb3Jrc3BhY2VSZXF1ZXN0EgwKBG5hbWUYASABKAkiYgoXQ3JlYXRlV29ya3NwYWNlUmVzcG9uc2USFAoMd29ya3NwYWNlX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKYXBpX2tleV9pZBgDIAEoCRIPCgdhcGlfa2V5GAQgASgJIisKE0NyZWF0ZUFwaUtleVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgJIjsKFENyZWF0ZUFwaUtleVJlc3BvbnNlEhIKCmFwaV9rZXlfaWQYASABKAkSDwoHYXBpX2tleRgCIAEoCSIpChNSZXZva2VBcGlLZXlSZXF1ZXN0EhIKCmFwaV9rZXlfaWQYASABKAkiFgoUUmV2b2tlQXBpS2V5UmVzcG9uc2UiJgoTVmVyaWZ5QXBpS2V5UmVxdWVzdBIPCgdhcGlfa2V5GAEgASgJIiwKFFZlcmlmeUFwaUtleVJlc3BvbnNlEhQKDHdvcmtzcGFjZV9pZBgBIAEoCSJaCg1JbXBvcnRSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIlCgRkYXRhGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIMCgRqc29uGAMgASgJImgKDkltcG9ydFJlc3BvbnNlEhAKCG9wZW5pbmdzGAEgASgFEhIKCmNhdGVnb3JpZXMYAiABKAUSDAoEdGFncxgDIAEoBRISCgpjYW5kaWRhdGVzGAQgASgFEg4KBmV2ZW50cxgFIAEoBSJuChlSZWNvcmRGaW5pc2hlZFRlc3RSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIUCgxjYW5kaWRhdGVfaWQYAiABKAkSJQoEdGVzdBgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiSwoaUmVjb3JkRmluaXNoZWRUZXN0UmVzcG9uc2USLQoJY2FuZGlkYXRlGAEgASgLMhouaGlyaW5nLnYxLkNhbmRpZGF0ZURldGFpbCIYCglUYWdJZExpc3QSCwoDaWRzGAEgAygJIt0BChZVcGRhdGVDYW5kaWRhdGVSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoCRIUCgxjYW5kaWRhdGVfaWQYAiABKAkSEwoGcmF0aW5nGAMgASgFSACIAQESFwoKaGlyZV9zdGF0ZRgEIAEoCUgBiAEBEhgKC2NhdGVnb3J5X2lkGAUgASgJSAKIAQESJQoHdGFnX2lkcxgGIAEoCzIULmhpcmluZy52MS5UYWdJZExpc3RCCQoHX3JhdGluZ0INCgtfaGlyZV9zdGF0ZUIOCgxfY2F0ZWdvcnlfaWQiSAoXVXBkYXRlQ2FuZGlkYXRlUmVzcG9uc2USLQoJY2FuZGlkYXRlGAEgASgLMhouaGlyaW5nLnYxLkNhbmRpZGF0ZURldGFpbDLdBAoSSGlyaW5nQWRtaW5TZXJ2aWNlElgKD0NyZWF0ZVdvcmtzcGFjZRIhLmhpcmluZy52MS5DcmVhdGVXb3Jrc3BhY2VSZXF1ZXN0GiIuaGlyaW5nLnYxLkNyZWF0ZVdvcmtzcGFjZVJlc3BvbnNlEk8KDENyZWF0ZUFwaUtleRIeLmhpcmluZy52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0Gh8uaGlyaW5nLnYxLkNyZWF0ZUFwaUtleVJlc3BvbnNlEk8KDFJldm9rZUFwaUtleRIeLmhpcmluZy52MS5SZXZva2VBcGlLZXlSZXF1ZXN0Gh8uaGlyaW5nLnYxLlJldm9rZUFwaUtleVJlc3BvbnNlEk8KDFZlcmlmeUFwaUtleRIeLmhpcmluZy52MS5WZXJpZnlBcGlLZXlSZXF1ZXN0Gh8uaGlyaW5nLnYxLlZlcmlmeUFwaUtleVJlc3BvbnNlEj0KBkltcG9ydBIYLmhpcmluZy52MS5JbXBvcnRSZXF1ZXN0GhkuaGlyaW5nLnYxLkltcG9ydFJlc3BvbnNlEmEKElJlY29yZEZpbmlzaGVkVGVzdBIkLmhpcmluZy52MS5SZWNvcmRGaW5pc2hlZFRlc3RSZXF1ZXN0GiUuaGlyaW5nLnYxLlJlY29yZEZpbmlzaGVkVGVzdFJlc3BvbnNlElgKD1VwZGF0ZUNhbmRpZGF0ZRIhLmhpcmluZy52MS5VcGRhdGVDYW5kaWRhdGVSZXF1ZXN0GiIuaGlyaW5nLnYxLlVwZGF0ZUNhbmRpZGF0ZVJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_hiring_v1_export]);
+  fileDesc("ChVoaXJpbmcvdjEvYWRtaW4ucHJvdG8SCWhpcmluZy52MSIvChZDcmVhdGVXb3Jrc3BhY2VSZXF1ZXN0EhUKBG5hbWUYASABKAlCB7K7GAMIyAEiYgoXQ3JlYXRlV29ya3NwYWNlUmVzcG9uc2USFAoMd29ya3NwYWNlX2lkGAEgASgJEgwKBG5hbWUYAiABKAkSEgoKYXBpX2tleV9pZBgDIAEoCRIPCgdhcGlfa2V5GAQgASgJIjMKE0NyZWF0ZUFwaUtleVJlcXVlc3QSHAoMd29ya3NwYWNlX2lkGAEgASgJQgayuxgCCCgiOwoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USEgoKYXBpX2tleV9pZBgBIAEoCRIPCgdhcGlfa2V5GAIgASgJIjEKE1Jldm9rZUFwaUtleVJlcXVlc3QSGgoKYXBpX2tleV9pZBgBIAEoCUIGsrsYAggoIhYKFFJldm9rZUFwaUtleVJlc3BvbnNlIjAKE1ZlcmlmeUFwaUtleVJlcXVlc3QSGQoHYXBpX2tleRgBIAEoCUIIsrsYBAiAgAEiLAoUVmVyaWZ5QXBpS2V5UmVzcG9uc2USFAoMd29ya3NwYWNlX2lkGAEgASgJIngKDUltcG9ydFJlcXVlc3QSHAoMd29ya3NwYWNlX2lkGAEgASgJQgayuxgCCCgSMAoEZGF0YRgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCCbK7GAUIgIDAHxIXCgRqc29uGAMgASgJQgmyuxgFCICAwB8iaAoOSW1wb3J0UmVzcG9uc2USEAoIb3BlbmluZ3MYASABKAUSEgoKY2F0ZWdvcmllcxgCIAEoBRIMCgR0YWdzGAMgASgFEhIKCmNhbmRpZGF0ZXMYBCABKAUSDgoGZXZlbnRzGAUgASgFIokBChlSZWNvcmRGaW5pc2hlZFRlc3RSZXF1ZXN0EhwKDHdvcmtzcGFjZV9pZBgBIAEoCUIGsrsYAggoEhwKDGNhbmRpZGF0ZV9pZBgCIAEoCUIGsrsYAghAEjAKBHRlc3QYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QgmyuxgFCICAwAciSwoaUmVjb3JkRmluaXNoZWRUZXN0UmVzcG9uc2USLQoJY2FuZGlkYXRlGAEgASgLMhouaGlyaW5nLnYxLkNhbmRpZGF0ZURldGFpbCIjCglUYWdJZExpc3QSFgoDaWRzGAEgAygJQgmyuxgFCEAg6AcikAIKFlVwZGF0ZUNhbmRpZGF0ZVJlcXVlc3QSHAoMd29ya3NwYWNlX2lkGAEgASgJQgayuxgCCCgSHAoMY2FuZGlkYXRlX2lkGAIgASgJQgayuxgCCEASJgoGcmF0aW5nGAMgASgFQhGyuxgNEID//////////wEYf0gAiAEBEh8KCmhpcmVfc3RhdGUYBCABKAlCBrK7GAIIFEgBiAEBEiAKC2NhdGVnb3J5X2lkGAUgASgJQgayuxgCCEBIAogBARIlCgd0YWdfaWRzGAYgASgLMhQuaGlyaW5nLnYxLlRhZ0lkTGlzdEIJCgdfcmF0aW5nQg0KC19oaXJlX3N0YXRlQg4KDF9jYXRlZ29yeV9pZCJIChdVcGRhdGVDYW5kaWRhdGVSZXNwb25zZRItCgljYW5kaWRhdGUYASABKAsyGi5oaXJpbmcudjEuQ2FuZGlkYXRlRGV0YWlsMt0EChJIaXJpbmdBZG1pblNlcnZpY2USWAoPQ3JlYXRlV29ya3NwYWNlEiEuaGlyaW5nLnYxLkNyZWF0ZVdvcmtzcGFjZVJlcXVlc3QaIi5oaXJpbmcudjEuQ3JlYXRlV29ya3NwYWNlUmVzcG9uc2USTwoMQ3JlYXRlQXBpS2V5Eh4uaGlyaW5nLnYxLkNyZWF0ZUFwaUtleVJlcXVlc3QaHy5oaXJpbmcudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2USTwoMUmV2b2tlQXBpS2V5Eh4uaGlyaW5nLnYxLlJldm9rZUFwaUtleVJlcXVlc3QaHy5oaXJpbmcudjEuUmV2b2tlQXBpS2V5UmVzcG9uc2USTwoMVmVyaWZ5QXBpS2V5Eh4uaGlyaW5nLnYxLlZlcmlmeUFwaUtleVJlcXVlc3QaHy5oaXJpbmcudjEuVmVyaWZ5QXBpS2V5UmVzcG9uc2USPQoGSW1wb3J0EhguaGlyaW5nLnYxLkltcG9ydFJlcXVlc3QaGS5oaXJpbmcudjEuSW1wb3J0UmVzcG9uc2USYQoSUmVjb3JkRmluaXNoZWRUZXN0EiQuaGlyaW5nLnYxLlJlY29yZEZpbmlzaGVkVGVzdFJlcXVlc3QaJS5oaXJpbmcudjEuUmVjb3JkRmluaXNoZWRUZXN0UmVzcG9uc2USWAoPVXBkYXRlQ2FuZGlkYXRlEiEuaGlyaW5nLnYxLlVwZGF0ZUNhbmRpZGF0ZVJlcXVlc3QaIi5oaXJpbmcudjEuVXBkYXRlQ2FuZGlkYXRlUmVzcG9uc2ViBnByb3RvMw", [file_gateway_v1_annotations, file_google_protobuf_struct, file_hiring_v1_export]);
 
 /**
  * @generated from message hiring.v1.CreateWorkspaceRequest
@@ -140,6 +141,8 @@ export const RevokeApiKeyResponseSchema: GenMessage<RevokeApiKeyResponse> = /*@_
  */
 export type VerifyApiKeyRequest = Message<"hiring.v1.VerifyApiKeyRequest"> & {
   /**
+   * Above what an Authorization header carries: an over-long key is a 401, not a 400.
+   *
    * @generated from field: string api_key = 1;
    */
   apiKey: string;
@@ -188,6 +191,7 @@ export type ImportRequest = Message<"hiring.v1.ImportRequest"> & {
   /**
    * The same document as JSON text, instead of `data`: large imports should use it, encoding
    * a Struct costs about a second per few megabytes on each side.
+   * Both are bounded to 63 MiB: the services read messages of at most 64 MiB (lib/serve.ts).
    *
    * @generated from field: string json = 3;
    */
@@ -260,6 +264,7 @@ export type RecordFinishedTestRequest = Message<"hiring.v1.RecordFinishedTestReq
   /**
    * One test entry in the single-candidate export shape (`type`, `started_at`, `finished_at`,
    * `questions`, `answers`, `skills`, optionally `points` and `score`); `finished_at` is required.
+   * At most the 15 MiB the candidate's tests column takes (MAX_TESTS_BYTES).
    *
    * @generated from field: google.protobuf.Struct test = 3;
    */
@@ -324,7 +329,8 @@ export type UpdateCandidateRequest = Message<"hiring.v1.UpdateCandidateRequest">
   candidateId: string;
 
   /**
-   * 0 to 3 stars; unset leaves it.
+   * 0 to 3 stars; unset leaves it. The bounds are the rating column's (TINYINT); the rating rule
+   * answers its own message for anything but 0 to 3.
    *
    * @generated from field: optional int32 rating = 3;
    */
