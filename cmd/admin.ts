@@ -4,6 +4,7 @@ import { toJson, type DescMessage, type MessageShape } from "@bufbuild/protobuf"
 import { ConnectError } from "@connectrpc/connect";
 import { loadConfig } from "../lib/config.js";
 import { Directory } from "../lib/directory.js";
+import { mailListing } from "../lib/mailer.js";
 import {
   HiringAdminService,
   CreateWorkspaceResponseSchema,
@@ -257,6 +258,11 @@ export const COMMANDS: Record<string, Command> = {
   "webhook:metrics": command({
     options: {},
     run: async (_args, d) => out(GetMetricsResponseSchema, await d.client("notifier", WebhookAdminService).getMetrics({})),
+  }),
+  // No RPC: the embedded default delivers mail into files under DATA_DIR/mail, read here in the same environment.
+  "mail:list": command({
+    options: { limit: { value: "<n>", default: "10", integer: { min: 1, max: 1000 } } },
+    run: async ({ options }) => mailListing(loadConfig(), Number(options.limit)),
   }),
 };
 

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { join, resolve } from "node:path";
+import addressparser from "nodemailer/lib/addressparser/index.js";
 
 export const SERVICE_NAMES = ["hiring", "accounts", "tracking", "notifier"] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -45,6 +46,8 @@ export interface Config {
   smtpUrl?: string;
   /** The public base URL of the gateway, for links in mail (PUBLIC_URL); never the request's Host header. */
   publicUrl: string;
+  /** The From: of outgoing mail (MAIL_FROM), one address with an optional name: `workhub <no-reply@example.com>`. */
+  mailFrom: string;
 }
 
 function envPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -113,6 +116,14 @@ function publicUrl(env: NodeJS.ProcessEnv, gatewayPort: number): string {
   return url.href.replace(/\/+$/, "");
 }
 
+/** MAIL_FROM: exactly one address (a name may come with it), checked at start rather than at every send. */
+function mailFrom(env: NodeJS.ProcessEnv): string {
+  const raw = (env.MAIL_FROM ?? "").trim() || "workhub <no-reply@localhost>";
+  const parsed = addressparser(raw, { flatten: true });
+  if (parsed.length !== 1 || !/^[^@\s]+@[^@\s]+$/.test(parsed[0].address)) throw new Error(`MAIL_FROM must be one address, e.g. "workhub <no-reply@example.com>", got ${raw}`);
+  return raw;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = resolve(env.DATA_DIR || "./data");
   const ports = {
@@ -141,5 +152,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || "0.0.0.0",
     smtpUrl: env.SMTP_URL || undefined,
     publicUrl: publicUrl(env, ports.gateway),
+    mailFrom: mailFrom(env),
   };
 }

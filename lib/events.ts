@@ -5,7 +5,8 @@ import type { Knex } from "./db.js";
 import type { EventBus } from "./bus.js";
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
-import { sortableId, randomToken } from "./ids.js";
+import { sortableId } from "./ids.js";
+import { KickedLoop, Lease } from "./background.js";
 import { checkCataloged, type EntityEventInit } from "./event-catalog.js";
 
 /** What a service says happened; the outbox turns it into an events.v1.Event. */
@@ -104,72 +105,36 @@ export async function recordEvent(trx: Knex.Transaction, service: string, clock:
  * stream's ack. One relay per schema is active at a time (a lease row); the others wait.
  */
 export class OutboxRelay {
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private again = false;
-  private stopped = true;
-  /** Publishing passes run one after another, never side by side. */
-  private passes: Promise<void> = Promise.resolve();
-  private readonly holder = randomToken(12);
+  private readonly loop: KickedLoop;
+  private readonly lease: Lease;
 
   constructor(
     private readonly db: Knex,
     private readonly bus: EventBus,
     private readonly log: Logger,
     private readonly options: { intervalMs?: number; batch?: number; leaseMs?: number } = {},
-  ) {}
+  ) {
+    this.loop = new KickedLoop(() => this.publishPending(), options.intervalMs ?? 200);
+    this.lease = new Lease(db, "relay", Date.now, options.leaseMs ?? 10_000);
+  }
 
   start(): void {
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /** Publish soon: a transaction with events has committed. */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) this.again = true;
-    else this.schedule(0);
-  }
-
-  private schedule(ms: number): void {
-    if (this.stopped) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.running = this.tick().finally(() => {
-        this.running = undefined;
-        const again = this.again;
-        this.again = false;
-        this.schedule(again ? 0 : (this.options.intervalMs ?? 200));
-      });
-    }, ms);
-  }
-
-  private async holdLease(): Promise<boolean> {
-    const now = Date.now();
-    const expires = now + (this.options.leaseMs ?? 10_000);
-    const updated = await this.db("outbox_lease")
-      .where({ name: "relay" })
-      .andWhere((q) => q.where({ holder: this.holder }).orWhere("expires_at_ms", "<", now))
-      .update({ holder: this.holder, expires_at_ms: expires });
-    if (updated > 0) return true;
-    try {
-      await this.db("outbox_lease").insert({ name: "relay", holder: this.holder, expires_at_ms: expires });
-      return true;
-    } catch {
-      return false;
-    }
+    this.loop.kick();
   }
 
   /** Publishes everything pending; resolves when the outbox is empty or the bus fails. */
   tick(): Promise<void> {
-    const pass = this.passes.then(() => this.publishPending());
-    this.passes = pass;
-    return pass;
+    return this.loop.tick();
   }
 
   private async publishPending(): Promise<void> {
     try {
-      if (!(await this.holdLease())) return;
+      if (!(await this.lease.hold())) return;
       for (;;) {
         const rows: { seq: number; id: string; subject: string; data: Buffer }[] = await this.db("outbox")
           .whereNull("sent_at")
@@ -206,9 +171,7 @@ export class OutboxRelay {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    await this.running;
-    await this.db("outbox_lease").where({ name: "relay", holder: this.holder }).delete().catch(() => undefined);
+    await this.loop.stop();
+    await this.lease.release();
   }
 }

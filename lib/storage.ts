@@ -5,12 +5,22 @@ import type { Logger } from "./logger.js";
 import type { ConnectError } from "@connectrpc/connect";
 import { isDeadlock, isUniqueViolation, openDatabase, type Knex, type Migration } from "./db.js";
 import { OutboxRelay, outboxMigration, recordEvent, type DomainEvent } from "./events.js";
+import { Mailer, mailOutboxMigration, type RecordMail } from "./mailer.js";
 
 /** Runs of a transaction that deadlocked, in all. */
 const MAX_ATTEMPTS = 3;
 
 /** Records events inside a transaction; they are published after it commits. */
 export type Emit = (event: DomainEvent) => Promise<string>;
+
+/** What a service's storage does besides its tables and events. */
+export interface StorageOptions {
+  /**
+   * The service sends mail (lib/mailer.ts): `change` hands its work a RecordMail, and a Mailer
+   * sends what committed. Its migrations list `mailOutboxMigration` (so `npm run migrate` makes the table).
+   */
+  mail?: boolean;
+}
 
 /** What a change declares about itself. */
 export interface ChangeOptions {
@@ -20,7 +30,7 @@ export interface ChangeOptions {
 
 /**
  * ServiceStorage is a service's own schema with its outbox: `change` runs a change and the
- * events it records atomically, then lets the relay publish them.
+ * events (and mails) it records atomically, then lets the relay publish them (and the mailer send them).
  */
 export class ServiceStorage {
   private constructor(
@@ -28,30 +38,48 @@ export class ServiceStorage {
     private readonly relay: OutboxRelay,
     private readonly service: ServiceName,
     private readonly clock: Clock,
+    private readonly mailer?: Mailer,
   ) {}
 
-  static async open(deps: { config: Config; clock: Clock; bus: EventBus; log: Logger }, service: ServiceName, migrations: Migration[]): Promise<ServiceStorage> {
+  static async open(
+    deps: { config: Config; clock: Clock; bus: EventBus; log: Logger },
+    service: ServiceName,
+    migrations: Migration[],
+    options: StorageOptions = {},
+  ): Promise<ServiceStorage> {
+    if (options.mail && !migrations.includes(mailOutboxMigration)) throw new Error(`${service}: a service that sends mail lists mailOutboxMigration in its migrations`);
     const db = await openDatabase(deps.config, service, [outboxMigration, ...migrations]);
-    return new ServiceStorage(db, new OutboxRelay(db, deps.bus, deps.log), service, deps.clock);
+    const mailer = options.mail ? Mailer.fromConfig(db, deps) : undefined;
+    return new ServiceStorage(db, new OutboxRelay(db, deps.bus, deps.log), service, deps.clock, mailer);
   }
 
   /**
-   * Runs `work` and the events it records in one transaction. Concurrent writers can deadlock
+   * Runs `work` and the events and mails it records in one transaction. Concurrent writers can deadlock
    * in MySQL (locking reads take gap locks where new rows go): the victim, rolled back with its
    * outbox rows, runs again, up to three times in all. A unique-key violation becomes the
-   * error the call declares.
+   * error the call declares. Mails go out after the commit (never for a change that failed).
    */
-  async change<T>(work: (trx: Knex.Transaction, emit: Emit) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
+  async change<T>(work: (trx: Knex.Transaction, emit: Emit, mail: RecordMail) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       let emitted = false;
+      let mailed = false;
       try {
         const result = await this.db.transaction(async (trx) =>
-          work(trx, (event) => {
-            emitted = true;
-            return recordEvent(trx, this.service, this.clock, event);
-          }),
+          work(
+            trx,
+            (event) => {
+              emitted = true;
+              return recordEvent(trx, this.service, this.clock, event);
+            },
+            (mail) => {
+              if (!this.mailer) throw new Error(`the ${this.service} service sends no mail (its storage is opened without { mail: true })`);
+              mailed = true;
+              return this.mailer.record(trx, mail);
+            },
+          ),
         );
         if (emitted) this.relay.kick();
+        if (mailed) this.mailer?.kick();
         return result;
       } catch (err) {
         if (isDeadlock(err) && attempt < MAX_ATTEMPTS) continue;
@@ -65,9 +93,20 @@ export class ServiceStorage {
     this.relay.start();
   }
 
+  /** Starts sending the mails changes record (a service opened with `{ mail: true }`). */
+  startMailer(): void {
+    if (!this.mailer) throw new Error(`the ${this.service} service sends no mail`);
+    this.mailer.start();
+  }
+
   /** Publishes what is pending now (tests and shutdown). */
   flush(): Promise<void> {
     return this.relay.tick();
+  }
+
+  /** Sends the mails due now (tests). */
+  flushMail(): Promise<void> {
+    return this.mailer?.tick() ?? Promise.resolve();
   }
 
   async ready(): Promise<boolean> {
@@ -81,6 +120,7 @@ export class ServiceStorage {
 
   async close(): Promise<void> {
     await this.relay.stop();
+    await this.mailer?.stop();
     await this.db.destroy();
   }
 }

@@ -8,14 +8,18 @@ import { Authentication } from "./users/authentication.js";
 
 /** The accounts service: users, sessions, API tokens, organizations and workspaces. */
 export const createAccountsService: ServiceFactory = async (deps) => {
-  const storage = await ServiceStorage.open(deps, "accounts", migrations);
+  const storage = await ServiceStorage.open(deps, "accounts", migrations, { mail: true });
   const box = new SecretBox(deps.config.encryptionKey);
   const auth = new Authentication(new AccountsStore(storage.db), deps.clock, box, deps.log);
   return {
     name: "accounts",
     routes: accountsRoutes({ storage, clock: deps.clock, log: deps.log, box, auth }),
     ready: () => storage.ready(),
-    start: async () => storage.startRelay(),
+    start: async () => {
+      storage.startRelay();
+      storage.startMailer();
+    },
+    // Stops the relay and the mailer, then closes the database.
     close: () => storage.close(),
   };
 };

@@ -1,4 +1,5 @@
 import type { Migration } from "../../lib/db.js";
+import { mailOutboxMigration } from "../../lib/mailer.js";
 
 export const migrations: Migration[] = [
   {
@@ -97,4 +98,6 @@ export const migrations: Migration[] = [
       await knex.schema.dropTable("sign_in_failures");
     },
   },
+  // Mail recorded with the changes that send it (password resets, invitations), sent by lib/mailer.ts.
+  mailOutboxMigration,
 ];

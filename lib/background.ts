@@ -1,0 +1,99 @@
+import type { Knex } from "./db.js";
+import { isUniqueViolation } from "./db.js";
+import { randomToken } from "./ids.js";
+
+/**
+ * A lease on a named row of `outbox_lease`: one replica of a service holds it at a time (the
+ * outbox relay, the mail sender). Held until `ttlMs` after its last renewal; another replica
+ * takes it over once it has expired.
+ */
+export class Lease {
+  private readonly holder = randomToken(12);
+
+  constructor(
+    private readonly db: Knex,
+    private readonly name: string,
+    private readonly nowMs: () => number,
+    private readonly ttlMs: number,
+  ) {}
+
+  /** Takes or renews the lease; false while another replica holds it. */
+  async hold(): Promise<boolean> {
+    const now = this.nowMs();
+    const expires = now + this.ttlMs;
+    const updated = await this.db("outbox_lease")
+      .where({ name: this.name })
+      .andWhere((q) => q.where({ holder: this.holder }).orWhere("expires_at_ms", "<", now))
+      .update({ holder: this.holder, expires_at_ms: expires });
+    if (updated > 0) return true;
+    try {
+      await this.db("outbox_lease").insert({ name: this.name, holder: this.holder, expires_at_ms: expires });
+      return true;
+    } catch (err) {
+      if (isUniqueViolation(err)) return false;
+      throw err;
+    }
+  }
+
+  async release(): Promise<void> {
+    await this.db("outbox_lease").where({ name: this.name, holder: this.holder }).delete().catch(() => undefined);
+  }
+}
+
+/**
+ * Runs a pass of background work at once when kicked (a change committed something to send),
+ * every `intervalMs` otherwise; passes never overlap, and a kick during a pass runs another
+ * right after it.
+ */
+export class KickedLoop {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private again = false;
+  private stopped = true;
+  private passes: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly pass: () => Promise<void>,
+    private readonly intervalMs: number,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Work soon: something committed. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) this.again = true;
+    else this.schedule(0);
+  }
+
+  /** Runs a pass now, after any running one (tests, shutdown). */
+  tick(): Promise<void> {
+    const pass = this.passes.then(() => this.pass());
+    this.passes = pass;
+    return pass;
+  }
+
+  /** Stops scheduling and waits for the pass that runs. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    await this.passes;
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.tick().finally(() => {
+        this.running = undefined;
+        const again = this.again;
+        this.again = false;
+        this.schedule(again ? 0 : this.intervalMs);
+      });
+    }, ms);
+  }
+}
