@@ -211,7 +211,11 @@ export async function buildGateway(options: GatewayOptions) {
   /** Step 5: the REST answer, with the cookie and cache headers the route declares. */
   function encode(route: RestRoute, response: Record<string, unknown>, identity: Record<string, string>, reply: FastifyReply): FastifyReply {
     const { option } = route;
-    if (option.revokesCredentials && identity[HEADER.userId]) auth.remembered.forgetUser(identity[HEADER.userId]);
+    if (option.revokesCredentials) {
+      // The caller, or on a public route (a password reset) the user the answer names.
+      const userId = identity[HEADER.userId] ?? (response.user as { id?: bigint } | undefined)?.id?.toString();
+      if (userId) auth.remembered.forgetUser(userId);
+    }
     if (option.noStore) reply.header("cache-control", "no-store");
     if (option.sessionCookie) {
       const token = response[route.method.output.fields.find((f) => f.name === option.sessionCookie)!.localName];

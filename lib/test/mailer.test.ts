@@ -4,8 +4,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { pino } from "pino";
-import { SMTPServer } from "smtp-server";
-import { simpleParser, type ParsedMail } from "mailparser";
+import { simpleParser } from "mailparser";
 import { loadConfig, type Config } from "../config.js";
 import { ManualClock } from "../clock.js";
 import { InProcessBus } from "../bus.js";
@@ -14,6 +13,7 @@ import { ServiceStorage } from "../storage.js";
 import { mailOutboxMigration, nextRetryDelay, readWrittenMails, type OutgoingMail } from "../mailer.js";
 import { dbDate, type Migration } from "../db.js";
 import { cleanUp, freePort, testEnv } from "../../test/support/harness.js";
+import { startSmtp } from "../../test/support/smtp.js";
 
 /**
  * Mail goes out once its change commits, never for a change that failed, survives an SMTP server
@@ -28,59 +28,6 @@ const things: Migration = {
   up: (knex) => knex.schema.createTable("things", (t) => t.string("name").primary()),
   down: (knex) => knex.schema.dropTable("things"),
 };
-
-interface Delivered {
-  mail: ParsedMail;
-  /** RCPT TO of the SMTP session. */
-  recipients: string[];
-}
-
-/** An SMTP server on loopback (no TLS, no auth) keeping what it accepts; `refuse` names recipients it answers 550. */
-async function startSmtp(t: Test, options: { port?: number; refuse?: string[] } = {}) {
-  const received: Delivered[] = [];
-  let waiters: (() => void)[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
-    logger: false,
-    disableReverseLookup: true,
-    onRcptTo(address, _session, callback) {
-      if (options.refuse?.includes(address.address)) return callback(Object.assign(new Error("no such mailbox"), { responseCode: 550 }));
-      callback();
-    },
-    onData(stream, session, callback) {
-      simpleParser(stream).then(
-        (mail) => {
-          received.push({ mail, recipients: session.envelope.rcptTo.map((r) => r.address) });
-          waiters.forEach((w) => w());
-          callback();
-        },
-        (err) => callback(err),
-      );
-    },
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
-  });
-  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return {
-    port: (server.server.address() as AddressInfo).port,
-    received,
-    /** Resolves once `n` mails arrived; rejects after `timeoutMs`. */
-    until(n: number, timeoutMs = 10_000): Promise<void> {
-      if (received.length >= n) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`smtp: ${received.length} of ${n} mails after ${timeoutMs} ms`)), timeoutMs);
-        waiters.push(() => {
-          if (received.length < n) return;
-          clearTimeout(timer);
-          resolve();
-        });
-      });
-    },
-  };
-}
 
 /** A logger whose entries the test reads. */
 function capturingLog() {

@@ -13,7 +13,7 @@ export const createAccountsService: ServiceFactory = async (deps) => {
   const auth = new Authentication(new AccountsStore(storage.db), deps.clock, box, deps.log);
   return {
     name: "accounts",
-    routes: accountsRoutes({ storage, clock: deps.clock, log: deps.log, box, auth }),
+    routes: accountsRoutes({ storage, clock: deps.clock, log: deps.log, box, auth, publicUrl: deps.config.publicUrl }),
     ready: () => storage.ready(),
     start: async () => {
       storage.startRelay();

@@ -13,4 +13,6 @@ export interface AccountsKit {
   box: SecretBox;
   /** Password checks, tokens, sessions. */
   auth: Authentication;
+  /** The gateway's public URL, for links in mail (PUBLIC_URL). */
+  publicUrl: string;
 }

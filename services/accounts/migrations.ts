@@ -100,4 +100,65 @@ export const migrations: Migration[] = [
   },
   // Mail recorded with the changes that send it (password resets, invitations), sent by lib/mailer.ts.
   mailOutboxMigration,
+  {
+    // The profile fields PUT /me changes, closed accounts, password reset codes (hashed).
+    name: "0020_profiles_and_password_resets",
+    async up(knex) {
+      await knex.schema.alterTable("users", (t) => {
+        t.bigInteger("country_id").nullable();
+        t.dateTime("closed_at", { precision: 6 }).nullable();
+      });
+      await knex.schema.createTable("password_resets", (t) => {
+        t.string("code_hash", 64).primary();
+        t.bigInteger("user_id").notNullable().index();
+        t.dateTime("created_at", { precision: 3 }).notNullable();
+        t.dateTime("expires_at", { precision: 3 }).notNullable();
+        t.dateTime("used_at", { precision: 3 }).nullable();
+      });
+    },
+    async down(knex) {
+      await knex.schema.dropTable("password_resets");
+      await knex.schema.alterTable("users", (t) => {
+        t.dropColumn("closed_at");
+        t.dropColumn("country_id");
+      });
+    },
+  },
+  {
+    // A workspace's settings, with the specification's initial values.
+    name: "0021_workspace_settings",
+    async up(knex) {
+      await knex.schema.alterTable("workspaces", (t) => {
+        t.boolean("business_ws").notNullable().defaultTo(false);
+        t.double("default_hourly_rate").notNullable().defaultTo(0);
+        t.string("default_currency", 3).notNullable().defaultTo("USD");
+        t.boolean("only_admins_may_create_projects").notNullable().defaultTo(false);
+        t.boolean("only_admins_may_create_tags").notNullable().defaultTo(false);
+        t.boolean("only_admins_see_billable_rates").notNullable().defaultTo(false);
+        t.boolean("only_admins_see_team_dashboard").notNullable().defaultTo(false);
+        t.boolean("projects_billable_by_default").notNullable().defaultTo(true);
+        t.boolean("projects_private_by_default").notNullable().defaultTo(true);
+        t.boolean("projects_enforce_billable").notNullable().defaultTo(false);
+        t.boolean("limit_public_project_data").notNullable().defaultTo(false);
+        t.boolean("reports_collapse").notNullable().defaultTo(true);
+        t.integer("rounding").notNullable().defaultTo(0);
+        t.integer("rounding_minutes").notNullable().defaultTo(0);
+        t.dateTime("rate_last_updated", { precision: 6 }).nullable();
+        t.string("logo_url", 2048).notNullable().defaultTo("");
+        t.boolean("hide_start_end_times").notNullable().defaultTo(false);
+        t.integer("working_hours_in_minutes").nullable();
+        t.dateTime("suspended_at", { precision: 6 }).nullable();
+        t.boolean("te_description_present").notNullable().defaultTo(false);
+        t.boolean("te_project_present").notNullable().defaultTo(false);
+        t.boolean("te_tag_present").notNullable().defaultTo(false);
+        t.boolean("te_task_present").notNullable().defaultTo(false);
+        t.boolean("te_constraints_enabled").notNullable().defaultTo(false);
+      });
+    },
+    async down(knex) {
+      await knex.schema.alterTable("workspaces", (t) => {
+        for (const column of ["business_ws", "default_hourly_rate", "default_currency", "only_admins_may_create_projects", "only_admins_may_create_tags", "only_admins_see_billable_rates", "only_admins_see_team_dashboard", "projects_billable_by_default", "projects_private_by_default", "projects_enforce_billable", "limit_public_project_data", "reports_collapse", "rounding", "rounding_minutes", "rate_last_updated", "logo_url", "hide_start_end_times", "working_hours_in_minutes", "suspended_at", "te_description_present", "te_project_present", "te_tag_present", "te_task_present", "te_constraints_enabled"]) t.dropColumn(column);
+      });
+    },
+  },
 ];

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file accounts/v1/accounts.proto.
  */
 export const file_accounts_v1_accounts: GenFile = /*@__PURE__*/
-  fileDesc("ChphY2NvdW50cy92MS9hY2NvdW50cy5wcm90bxILYWNjb3VudHMudjEiwQMKBFVzZXISCgoCaWQYASABKAMSDQoFZW1haWwYAiABKAkSEAoIZnVsbG5hbWUYAyABKAkSEAoIdGltZXpvbmUYBCABKAkSHAoUZGVmYXVsdF93b3Jrc3BhY2VfaWQYBSABKAMSGQoRYmVnaW5uaW5nX29mX3dlZWsYBiABKAUSEQoJaW1hZ2VfdXJsGAcgASgJEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiYKAmF0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCgpjb3VudHJ5X2lkGAsgASgDSACIAQESFAoMaGFzX3Bhc3N3b3JkGAwgASgIEhkKDG9wZW5pZF9lbWFpbBgNIAEoCUgBiAEBEhYKDm9wZW5pZF9lbmFibGVkGA4gASgIEhYKCWFwaV90b2tlbhgPIAEoCUgCiAEBQg0KC19jb3VudHJ5X2lkQg8KDV9vcGVuaWRfZW1haWxCDAoKX2FwaV90b2tlbiKyAQoNU2lnbnVwUmVxdWVzdBIWCgVlbWFpbBgBIAEoCUIHsrsYAwjoBxIZCghwYXNzd29yZBgCIAEoCUIHsrsYAwiACBIdCgxkaXNwbGF5X25hbWUYAyABKAlCB7K7GAMI/wESIAoQdG9zX2FjY2VwdGVkX2ZvchgEIAEoCUIGsrsYAghkEhMKC3JlbWVtYmVyX21lGAUgASgIEhgKCHRpbWV6b25lGAYgASgJQgayuxgCCEAiSAoOU2lnbnVwUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXISFQoNc2Vzc2lvbl90b2tlbhgCIAEoCSJJChRDcmVhdGVTZXNzaW9uUmVxdWVzdBIWCgVlbWFpbBgBIAEoCUIHsrsYAwjoBxIZCghwYXNzd29yZBgCIAEoCUIHsrsYAwiACCJPChVDcmVhdGVTZXNzaW9uUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXISFQoNc2Vzc2lvbl90b2tlbhgCIAEoCSIfCh1DcmVhdGVTZXNzaW9uRm9yQ2FsbGVyUmVxdWVzdCJYCh5DcmVhdGVTZXNzaW9uRm9yQ2FsbGVyUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXISFQoNc2Vzc2lvbl90b2tlbhgCIAEoCSIWChREZWxldGVTZXNzaW9uUmVxdWVzdCIXChVEZWxldGVTZXNzaW9uUmVzcG9uc2UiDgoMR2V0TWVSZXF1ZXN0IjAKDUdldE1lUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXIiFgoUUmVzZXRBcGlUb2tlblJlcXVlc3QiKgoVUmVzZXRBcGlUb2tlblJlc3BvbnNlEhEKCWFwaV90b2tlbhgBIAEoCSJuChNBdXRoZW50aWNhdGVSZXF1ZXN0EhoKCHVzZXJuYW1lGAEgASgJQgiyuxgECICAARIaCghwYXNzd29yZBgCIAEoCUIIsrsYBAiAgAESHwoNc2Vzc2lvbl90b2tlbhgDIAEoCUIIsrsYBAiAgAEiJwoUQXV0aGVudGljYXRlUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoAyJEChtDaGVja1dvcmtzcGFjZUFjY2Vzc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoAxIUCgx3b3Jrc3BhY2VfaWQYAiABKAMidgocQ2hlY2tXb3Jrc3BhY2VBY2Nlc3NSZXNwb25zZRIPCgdhbGxvd2VkGAEgASgIEg0KBWFkbWluGAIgASgIEhcKD29yZ2FuaXphdGlvbl9pZBgDIAEoAxIPCgdwcmVtaXVtGAQgASgIEgwKBHJvbGUYBSABKAkiQAoXU2V0V29ya3NwYWNlUGxhblJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDEg8KB3ByZW1pdW0YAiABKAgiGgoYU2V0V29ya3NwYWNlUGxhblJlc3BvbnNlMrAGCg5BY2NvdW50U2VydmljZRJ2CgZTaWdudXASGi5hY2NvdW50cy52MS5TaWdudXBSZXF1ZXN0GhsuYWNjb3VudHMudjEuU2lnbnVwUmVzcG9uc2UiM6K7GC8KBFBPU1QSCy9hcGkvc2lnbnVwIgEqKgR1c2VyOAFCDXNlc3Npb25fdG9rZW5YARKNAQoNQ3JlYXRlU2Vzc2lvbhIhLmFjY291bnRzLnYxLkNyZWF0ZVNlc3Npb25SZXF1ZXN0GiIuYWNjb3VudHMudjEuQ3JlYXRlU2Vzc2lvblJlc3BvbnNlIjWiuxgxCgRQT1NUEg0vYXBpL3Nlc3Npb25zIgEqKgR1c2VyOAFCDXNlc3Npb25fdG9rZW5YARKpAQoWQ3JlYXRlU2Vzc2lvbkZvckNhbGxlchIqLmFjY291bnRzLnYxLkNyZWF0ZVNlc3Npb25Gb3JDYWxsZXJSZXF1ZXN0GisuYWNjb3VudHMudjEuQ3JlYXRlU2Vzc2lvbkZvckNhbGxlclJlc3BvbnNlIjaiuxgyCgRQT1NUEhMvYXBpL3Y5L21lL3Nlc3Npb25zKgR1c2VyQg1zZXNzaW9uX3Rva2VuWAESeQoNRGVsZXRlU2Vzc2lvbhIhLmFjY291bnRzLnYxLkRlbGV0ZVNlc3Npb25SZXF1ZXN0GiIuYWNjb3VudHMudjEuRGVsZXRlU2Vzc2lvblJlc3BvbnNlIiGiuxgdCgZERUxFVEUSDS9hcGkvc2Vzc2lvbnNIAVABYAESXQoFR2V0TWUSGS5hY2NvdW50cy52MS5HZXRNZVJlcXVlc3QaGi5hY2NvdW50cy52MS5HZXRNZVJlc3BvbnNlIh2iuxgZCgNHRVQSCi9hcGkvdjkvbWUqBHVzZXJYARKJAQoNUmVzZXRBcGlUb2tlbhIhLmFjY291bnRzLnYxLlJlc2V0QXBpVG9rZW5SZXF1ZXN0GiIuYWNjb3VudHMudjEuUmVzZXRBcGlUb2tlblJlc3BvbnNlIjGiuxgtCgRQT1NUEhYvYXBpL3Y5L21lL3Jlc2V0X3Rva2VuKglhcGlfdG9rZW5YAWABGgSouxgCMrQCCg9JZGVudGl0eVNlcnZpY2USUwoMQXV0aGVudGljYXRlEiAuYWNjb3VudHMudjEuQXV0aGVudGljYXRlUmVxdWVzdBohLmFjY291bnRzLnYxLkF1dGhlbnRpY2F0ZVJlc3BvbnNlEmsKFENoZWNrV29ya3NwYWNlQWNjZXNzEiguYWNjb3VudHMudjEuQ2hlY2tXb3Jrc3BhY2VBY2Nlc3NSZXF1ZXN0GikuYWNjb3VudHMudjEuQ2hlY2tXb3Jrc3BhY2VBY2Nlc3NSZXNwb25zZRJfChBTZXRXb3Jrc3BhY2VQbGFuEiQuYWNjb3VudHMudjEuU2V0V29ya3NwYWNlUGxhblJlcXVlc3QaJS5hY2NvdW50cy52MS5TZXRXb3Jrc3BhY2VQbGFuUmVzcG9uc2ViBnByb3RvMw", [file_gateway_v1_annotations, file_google_protobuf_timestamp]);
+  fileDesc("ChphY2NvdW50cy92MS9hY2NvdW50cy5wcm90bxILYWNjb3VudHMudjEiwQMKBFVzZXISCgoCaWQYASABKAMSDQoFZW1haWwYAiABKAkSEAoIZnVsbG5hbWUYAyABKAkSEAoIdGltZXpvbmUYBCABKAkSHAoUZGVmYXVsdF93b3Jrc3BhY2VfaWQYBSABKAMSGQoRYmVnaW5uaW5nX29mX3dlZWsYBiABKAUSEQoJaW1hZ2VfdXJsGAcgASgJEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiYKAmF0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCgpjb3VudHJ5X2lkGAsgASgDSACIAQESFAoMaGFzX3Bhc3N3b3JkGAwgASgIEhkKDG9wZW5pZF9lbWFpbBgNIAEoCUgBiAEBEhYKDm9wZW5pZF9lbmFibGVkGA4gASgIEhYKCWFwaV90b2tlbhgPIAEoCUgCiAEBQg0KC19jb3VudHJ5X2lkQg8KDV9vcGVuaWRfZW1haWxCDAoKX2FwaV90b2tlbiKyAQoNU2lnbnVwUmVxdWVzdBIWCgVlbWFpbBgBIAEoCUIHsrsYAwjoBxIZCghwYXNzd29yZBgCIAEoCUIHsrsYAwiACBIdCgxkaXNwbGF5X25hbWUYAyABKAlCB7K7GAMI/wESIAoQdG9zX2FjY2VwdGVkX2ZvchgEIAEoCUIGsrsYAghkEhMKC3JlbWVtYmVyX21lGAUgASgIEhgKCHRpbWV6b25lGAYgASgJQgayuxgCCEAiSAoOU2lnbnVwUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXISFQoNc2Vzc2lvbl90b2tlbhgCIAEoCSJJChRDcmVhdGVTZXNzaW9uUmVxdWVzdBIWCgVlbWFpbBgBIAEoCUIHsrsYAwjoBxIZCghwYXNzd29yZBgCIAEoCUIHsrsYAwiACCJPChVDcmVhdGVTZXNzaW9uUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXISFQoNc2Vzc2lvbl90b2tlbhgCIAEoCSIfCh1DcmVhdGVTZXNzaW9uRm9yQ2FsbGVyUmVxdWVzdCJYCh5DcmVhdGVTZXNzaW9uRm9yQ2FsbGVyUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXISFQoNc2Vzc2lvbl90b2tlbhgCIAEoCSIWChREZWxldGVTZXNzaW9uUmVxdWVzdCIXChVEZWxldGVTZXNzaW9uUmVzcG9uc2UiDgoMR2V0TWVSZXF1ZXN0IjAKDUdldE1lUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXIiFgoUUmVzZXRBcGlUb2tlblJlcXVlc3QiKgoVUmVzZXRBcGlUb2tlblJlc3BvbnNlEhEKCWFwaV90b2tlbhgBIAEoCSJuChNBdXRoZW50aWNhdGVSZXF1ZXN0EhoKCHVzZXJuYW1lGAEgASgJQgiyuxgECICAARIaCghwYXNzd29yZBgCIAEoCUIIsrsYBAiAgAESHwoNc2Vzc2lvbl90b2tlbhgDIAEoCUIIsrsYBAiAgAEiJwoUQXV0aGVudGljYXRlUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoAyJEChtDaGVja1dvcmtzcGFjZUFjY2Vzc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoAxIUCgx3b3Jrc3BhY2VfaWQYAiABKAMidgocQ2hlY2tXb3Jrc3BhY2VBY2Nlc3NSZXNwb25zZRIPCgdhbGxvd2VkGAEgASgIEg0KBWFkbWluGAIgASgIEhcKD29yZ2FuaXphdGlvbl9pZBgDIAEoAxIPCgdwcmVtaXVtGAQgASgIEgwKBHJvbGUYBSABKAkiQAoXU2V0V29ya3NwYWNlUGxhblJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDEg8KB3ByZW1pdW0YAiABKAgiGgoYU2V0V29ya3NwYWNlUGxhblJlc3BvbnNlIqoDCg9VcGRhdGVNZVJlcXVlc3QSHgoIZnVsbG5hbWUYASABKAlCB7K7GAMI6AdIAIgBARIbCgVlbWFpbBgCIAEoCUIHsrsYAwjoB0gBiAEBEh4KCHRpbWV6b25lGAMgASgJQgeyuxgDCOgHSAKIAQESMgoRYmVnaW5uaW5nX29mX3dlZWsYBCABKAVCErK7GA4QmPj/////////ARjoB0gDiAEBEiEKFGRlZmF1bHRfd29ya3NwYWNlX2lkGAUgASgDSASIAQESFwoKY291bnRyeV9pZBgGIAEoA0gFiAEBEiYKEGN1cnJlbnRfcGFzc3dvcmQYByABKAlCB7K7GAMIgAhIBogBARIeCghwYXNzd29yZBgIIAEoCUIHsrsYAwiACEgHiAEBQgsKCV9mdWxsbmFtZUIICgZfZW1haWxCCwoJX3RpbWV6b25lQhQKEl9iZWdpbm5pbmdfb2Zfd2Vla0IXChVfZGVmYXVsdF93b3Jrc3BhY2VfaWRCDQoLX2NvdW50cnlfaWRCEwoRX2N1cnJlbnRfcGFzc3dvcmRCCwoJX3Bhc3N3b3JkIjMKEFVwZGF0ZU1lUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXIiEgoQR2V0TG9nZ2VkUmVxdWVzdCITChFHZXRMb2dnZWRSZXNwb25zZSIVChNDbG9zZUFjY291bnRSZXF1ZXN0IhYKFENsb3NlQWNjb3VudFJlc3BvbnNlIjUKG1JlcXVlc3RQYXNzd29yZFJlc2V0UmVxdWVzdBIWCgVlbWFpbBgBIAEoCUIHsrsYAwjoByIeChxSZXF1ZXN0UGFzc3dvcmRSZXNldFJlc3BvbnNlIlQKG0NvbmZpcm1QYXNzd29yZFJlc2V0UmVxdWVzdBIaCgpyZXNldF9jb2RlGAEgASgJQgayuxgCCGQSGQoIcGFzc3dvcmQYAiABKAlCB7K7GAMIgAgiVgocQ29uZmlybVBhc3N3b3JkUmVzZXRSZXNwb25zZRIfCgR1c2VyGAEgASgLMhEuYWNjb3VudHMudjEuVXNlchIVCg1zZXNzaW9uX3Rva2VuGAIgASgJMvQLCg5BY2NvdW50U2VydmljZRJ2CgZTaWdudXASGi5hY2NvdW50cy52MS5TaWdudXBSZXF1ZXN0GhsuYWNjb3VudHMudjEuU2lnbnVwUmVzcG9uc2UiM6K7GC8KBFBPU1QSCy9hcGkvc2lnbnVwIgEqKgR1c2VyOAFCDXNlc3Npb25fdG9rZW5YARKNAQoNQ3JlYXRlU2Vzc2lvbhIhLmFjY291bnRzLnYxLkNyZWF0ZVNlc3Npb25SZXF1ZXN0GiIuYWNjb3VudHMudjEuQ3JlYXRlU2Vzc2lvblJlc3BvbnNlIjWiuxgxCgRQT1NUEg0vYXBpL3Nlc3Npb25zIgEqKgR1c2VyOAFCDXNlc3Npb25fdG9rZW5YARKpAQoWQ3JlYXRlU2Vzc2lvbkZvckNhbGxlchIqLmFjY291bnRzLnYxLkNyZWF0ZVNlc3Npb25Gb3JDYWxsZXJSZXF1ZXN0GisuYWNjb3VudHMudjEuQ3JlYXRlU2Vzc2lvbkZvckNhbGxlclJlc3BvbnNlIjaiuxgyCgRQT1NUEhMvYXBpL3Y5L21lL3Nlc3Npb25zKgR1c2VyQg1zZXNzaW9uX3Rva2VuWAESeQoNRGVsZXRlU2Vzc2lvbhIhLmFjY291bnRzLnYxLkRlbGV0ZVNlc3Npb25SZXF1ZXN0GiIuYWNjb3VudHMudjEuRGVsZXRlU2Vzc2lvblJlc3BvbnNlIiGiuxgdCgZERUxFVEUSDS9hcGkvc2Vzc2lvbnNIAVABYAESXQoFR2V0TWUSGS5hY2NvdW50cy52MS5HZXRNZVJlcXVlc3QaGi5hY2NvdW50cy52MS5HZXRNZVJlc3BvbnNlIh2iuxgZCgNHRVQSCi9hcGkvdjkvbWUqBHVzZXJYARKJAQoNUmVzZXRBcGlUb2tlbhIhLmFjY291bnRzLnYxLlJlc2V0QXBpVG9rZW5SZXF1ZXN0GiIuYWNjb3VudHMudjEuUmVzZXRBcGlUb2tlblJlc3BvbnNlIjGiuxgtCgRQT1NUEhYvYXBpL3Y5L21lL3Jlc2V0X3Rva2VuKglhcGlfdG9rZW5YAWABEmsKCFVwZGF0ZU1lEhwuYWNjb3VudHMudjEuVXBkYXRlTWVSZXF1ZXN0Gh0uYWNjb3VudHMudjEuVXBkYXRlTWVSZXNwb25zZSIiorsYHgoDUFVUEgovYXBpL3Y5L21lIgEqKgR1c2VyWAFgARJqCglHZXRMb2dnZWQSHS5hY2NvdW50cy52MS5HZXRMb2dnZWRSZXF1ZXN0Gh4uYWNjb3VudHMudjEuR2V0TG9nZ2VkUmVzcG9uc2UiHqK7GBoKA0dFVBIRL2FwaS92OS9tZS9sb2dnZWRQARKCAQoMQ2xvc2VBY2NvdW50EiAuYWNjb3VudHMudjEuQ2xvc2VBY2NvdW50UmVxdWVzdBohLmFjY291bnRzLnYxLkNsb3NlQWNjb3VudFJlc3BvbnNlIi2iuxgpCgRQT1NUEhsvYXBpL21lL2Nsb3NlX2FjY291bnQvdHJhY2tIAVABYAESngEKFFJlcXVlc3RQYXNzd29yZFJlc2V0EiguYWNjb3VudHMudjEuUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXF1ZXN0GikuYWNjb3VudHMudjEuUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZSIxorsYLQoEUE9TVBIeL2FwaS9tZS9wYXNzd29yZF9yZXNldC9yZXF1ZXN0IgEqOAFQARLCAQoUQ29uZmlybVBhc3N3b3JkUmVzZXQSKC5hY2NvdW50cy52MS5Db25maXJtUGFzc3dvcmRSZXNldFJlcXVlc3QaKS5hY2NvdW50cy52MS5Db25maXJtUGFzc3dvcmRSZXNldFJlc3BvbnNlIlWiuxhRCgRQT1NUEisvYXBpL21lL3Bhc3N3b3JkX3Jlc2V0L2NvbmZpcm0ve3Jlc2V0X2NvZGV9IgEqKgR1c2VyOAFCDXNlc3Npb25fdG9rZW5YAWABGgSouxgCMrQCCg9JZGVudGl0eVNlcnZpY2USUwoMQXV0aGVudGljYXRlEiAuYWNjb3VudHMudjEuQXV0aGVudGljYXRlUmVxdWVzdBohLmFjY291bnRzLnYxLkF1dGhlbnRpY2F0ZVJlc3BvbnNlEmsKFENoZWNrV29ya3NwYWNlQWNjZXNzEiguYWNjb3VudHMudjEuQ2hlY2tXb3Jrc3BhY2VBY2Nlc3NSZXF1ZXN0GikuYWNjb3VudHMudjEuQ2hlY2tXb3Jrc3BhY2VBY2Nlc3NSZXNwb25zZRJfChBTZXRXb3Jrc3BhY2VQbGFuEiQuYWNjb3VudHMudjEuU2V0V29ya3NwYWNlUGxhblJlcXVlc3QaJS5hY2NvdW50cy52MS5TZXRXb3Jrc3BhY2VQbGFuUmVzcG9uc2ViBnByb3RvMw", [file_gateway_v1_annotations, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message accounts.v1.User
@@ -487,6 +487,203 @@ export const SetWorkspacePlanResponseSchema: GenMessage<SetWorkspacePlanResponse
   messageDesc(file_accounts_v1_accounts, 18);
 
 /**
+ * @generated from message accounts.v1.UpdateMeRequest
+ */
+export type UpdateMeRequest = Message<"accounts.v1.UpdateMeRequest"> & {
+  /**
+   * Transport bounds; the profile rules give the real API's messages.
+   *
+   * @generated from field: optional string fullname = 1;
+   */
+  fullname?: string | undefined;
+
+  /**
+   * @generated from field: optional string email = 2;
+   */
+  email?: string | undefined;
+
+  /**
+   * @generated from field: optional string timezone = 3;
+   */
+  timezone?: string | undefined;
+
+  /**
+   * @generated from field: optional int32 beginning_of_week = 4;
+   */
+  beginningOfWeek?: number | undefined;
+
+  /**
+   * @generated from field: optional int64 default_workspace_id = 5;
+   */
+  defaultWorkspaceId?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 country_id = 6;
+   */
+  countryId?: bigint | undefined;
+
+  /**
+   * @generated from field: optional string current_password = 7;
+   */
+  currentPassword?: string | undefined;
+
+  /**
+   * @generated from field: optional string password = 8;
+   */
+  password?: string | undefined;
+};
+
+/**
+ * Describes the message accounts.v1.UpdateMeRequest.
+ * Use `create(UpdateMeRequestSchema)` to create a new message.
+ */
+export const UpdateMeRequestSchema: GenMessage<UpdateMeRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 19);
+
+/**
+ * @generated from message accounts.v1.UpdateMeResponse
+ */
+export type UpdateMeResponse = Message<"accounts.v1.UpdateMeResponse"> & {
+  /**
+   * @generated from field: accounts.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message accounts.v1.UpdateMeResponse.
+ * Use `create(UpdateMeResponseSchema)` to create a new message.
+ */
+export const UpdateMeResponseSchema: GenMessage<UpdateMeResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 20);
+
+/**
+ * @generated from message accounts.v1.GetLoggedRequest
+ */
+export type GetLoggedRequest = Message<"accounts.v1.GetLoggedRequest"> & {
+};
+
+/**
+ * Describes the message accounts.v1.GetLoggedRequest.
+ * Use `create(GetLoggedRequestSchema)` to create a new message.
+ */
+export const GetLoggedRequestSchema: GenMessage<GetLoggedRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 21);
+
+/**
+ * @generated from message accounts.v1.GetLoggedResponse
+ */
+export type GetLoggedResponse = Message<"accounts.v1.GetLoggedResponse"> & {
+};
+
+/**
+ * Describes the message accounts.v1.GetLoggedResponse.
+ * Use `create(GetLoggedResponseSchema)` to create a new message.
+ */
+export const GetLoggedResponseSchema: GenMessage<GetLoggedResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 22);
+
+/**
+ * @generated from message accounts.v1.CloseAccountRequest
+ */
+export type CloseAccountRequest = Message<"accounts.v1.CloseAccountRequest"> & {
+};
+
+/**
+ * Describes the message accounts.v1.CloseAccountRequest.
+ * Use `create(CloseAccountRequestSchema)` to create a new message.
+ */
+export const CloseAccountRequestSchema: GenMessage<CloseAccountRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 23);
+
+/**
+ * @generated from message accounts.v1.CloseAccountResponse
+ */
+export type CloseAccountResponse = Message<"accounts.v1.CloseAccountResponse"> & {
+};
+
+/**
+ * Describes the message accounts.v1.CloseAccountResponse.
+ * Use `create(CloseAccountResponseSchema)` to create a new message.
+ */
+export const CloseAccountResponseSchema: GenMessage<CloseAccountResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 24);
+
+/**
+ * @generated from message accounts.v1.RequestPasswordResetRequest
+ */
+export type RequestPasswordResetRequest = Message<"accounts.v1.RequestPasswordResetRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message accounts.v1.RequestPasswordResetRequest.
+ * Use `create(RequestPasswordResetRequestSchema)` to create a new message.
+ */
+export const RequestPasswordResetRequestSchema: GenMessage<RequestPasswordResetRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 25);
+
+/**
+ * @generated from message accounts.v1.RequestPasswordResetResponse
+ */
+export type RequestPasswordResetResponse = Message<"accounts.v1.RequestPasswordResetResponse"> & {
+};
+
+/**
+ * Describes the message accounts.v1.RequestPasswordResetResponse.
+ * Use `create(RequestPasswordResetResponseSchema)` to create a new message.
+ */
+export const RequestPasswordResetResponseSchema: GenMessage<RequestPasswordResetResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 26);
+
+/**
+ * @generated from message accounts.v1.ConfirmPasswordResetRequest
+ */
+export type ConfirmPasswordResetRequest = Message<"accounts.v1.ConfirmPasswordResetRequest"> & {
+  /**
+   * @generated from field: string reset_code = 1;
+   */
+  resetCode: string;
+
+  /**
+   * @generated from field: string password = 2;
+   */
+  password: string;
+};
+
+/**
+ * Describes the message accounts.v1.ConfirmPasswordResetRequest.
+ * Use `create(ConfirmPasswordResetRequestSchema)` to create a new message.
+ */
+export const ConfirmPasswordResetRequestSchema: GenMessage<ConfirmPasswordResetRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 27);
+
+/**
+ * @generated from message accounts.v1.ConfirmPasswordResetResponse
+ */
+export type ConfirmPasswordResetResponse = Message<"accounts.v1.ConfirmPasswordResetResponse"> & {
+  /**
+   * @generated from field: accounts.v1.User user = 1;
+   */
+  user?: User | undefined;
+
+  /**
+   * @generated from field: string session_token = 2;
+   */
+  sessionToken: string;
+};
+
+/**
+ * Describes the message accounts.v1.ConfirmPasswordResetResponse.
+ * Use `create(ConfirmPasswordResetResponseSchema)` to create a new message.
+ */
+export const ConfirmPasswordResetResponseSchema: GenMessage<ConfirmPasswordResetResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 28);
+
+/**
  * AccountService serves sign-up, sessions and the caller's own profile.
  *
  * @generated from service accounts.v1.AccountService
@@ -551,6 +748,56 @@ export const AccountService: GenService<{
     methodKind: "unary";
     input: typeof ResetApiTokenRequestSchema;
     output: typeof ResetApiTokenResponseSchema;
+  },
+  /**
+   * Changes the caller's profile; a new password needs the current one and ends the other sessions.
+   *
+   * @generated from rpc accounts.v1.AccountService.UpdateMe
+   */
+  updateMe: {
+    methodKind: "unary";
+    input: typeof UpdateMeRequestSchema;
+    output: typeof UpdateMeResponseSchema;
+  },
+  /**
+   * Answers 200 when the credentials are good (the gateway has checked them).
+   *
+   * @generated from rpc accounts.v1.AccountService.GetLogged
+   */
+  getLogged: {
+    methodKind: "unary";
+    input: typeof GetLoggedRequestSchema;
+    output: typeof GetLoggedResponseSchema;
+  },
+  /**
+   * Closes the caller's account: its sessions, token and memberships end.
+   *
+   * @generated from rpc accounts.v1.AccountService.CloseAccount
+   */
+  closeAccount: {
+    methodKind: "unary";
+    input: typeof CloseAccountRequestSchema;
+    output: typeof CloseAccountResponseSchema;
+  },
+  /**
+   * Mails a password reset code to the address; the answer is the same whether or not it has an account.
+   *
+   * @generated from rpc accounts.v1.AccountService.RequestPasswordReset
+   */
+  requestPasswordReset: {
+    methodKind: "unary";
+    input: typeof RequestPasswordResetRequestSchema;
+    output: typeof RequestPasswordResetResponseSchema;
+  },
+  /**
+   * Sets a new password with a mailed reset code, ends the account's sessions and signs in.
+   *
+   * @generated from rpc accounts.v1.AccountService.ConfirmPasswordReset
+   */
+  confirmPasswordReset: {
+    methodKind: "unary";
+    input: typeof ConfirmPasswordResetRequestSchema;
+    output: typeof ConfirmPasswordResetResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_accounts_v1_accounts, 0);

@@ -19,7 +19,7 @@ const wrongCredentials = () => unauthenticated("Incorrect username and/or passwo
  * these asks here.
  */
 export class Authentication {
-  private readonly throttle: SignInThrottle;
+  readonly throttle: SignInThrottle;
 
   constructor(
     private readonly store: AccountsStore,

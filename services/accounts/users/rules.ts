@@ -1,4 +1,5 @@
-import type { SignupRequest } from "../../../gen/accounts/v1/accounts_pb.js";
+import type { SignupRequest, UpdateMeRequest } from "../../../gen/accounts/v1/accounts_pb.js";
+import type { UserRow } from "./store.js";
 import { badRequest } from "../../../lib/errors.js";
 
 /** local@domain.tld, without spaces or control characters. */
@@ -13,15 +14,56 @@ export function isValidTimezone(zone: string): boolean {
   }
 }
 
+export function isValidEmail(email: string): boolean {
+  return email.length <= 254 && EMAIL.test(email);
+}
+
+/** A new password: 6 to 128 characters. */
+export function checkNewPassword(password: string): string {
+  if (password.length < 6) throw badRequest("Password should be at least 6 characters");
+  if (password.length > 128) throw badRequest("Password should be at most 128 characters");
+  return password;
+}
+
 /** The sign-up rules; messages follow the real service's wording. */
 export function validateSignup(req: SignupRequest): { email: string; password: string; fullname: string; timezone: string } {
   const email = req.email.trim();
   if (!email) throw badRequest("Missing e-mail");
-  if (email.length > 254 || !EMAIL.test(email)) throw badRequest("Invalid e-mail");
-  if (req.password.length < 6) throw badRequest("Password should be at least 6 characters");
-  if (req.password.length > 128) throw badRequest("Password should be at most 128 characters");
+  if (!isValidEmail(email)) throw badRequest("Invalid e-mail");
+  checkNewPassword(req.password);
   const timezone = req.timezone.trim() || "UTC";
   if (!isValidTimezone(timezone)) throw badRequest("Invalid timezone");
   const fullname = (req.displayName.trim() || email.split("@")[0]).slice(0, 255);
   return { email, password: req.password, fullname, timezone };
+}
+
+/**
+ * The profile changes of PUT /me, each checked with the real API's message. The default
+ * workspace's membership and the password are checked by the caller (they need the store).
+ */
+export function profileChanges(req: UpdateMeRequest): Partial<Pick<UserRow, "fullname" | "email" | "timezone" | "beginning_of_week" | "country_id">> {
+  const changes: ReturnType<typeof profileChanges> = {};
+  if (req.fullname !== undefined) {
+    const fullname = req.fullname.trim();
+    if (!fullname || [...fullname].length > 255) throw badRequest("Invalid fullname");
+    changes.fullname = fullname;
+  }
+  if (req.email !== undefined) {
+    const email = req.email.trim().toLowerCase();
+    if (!isValidEmail(email)) throw badRequest("Invalid email");
+    changes.email = email;
+  }
+  if (req.timezone !== undefined) {
+    if (!isValidTimezone(req.timezone.trim())) throw badRequest("Invalid timezone");
+    changes.timezone = req.timezone.trim();
+  }
+  if (req.beginningOfWeek !== undefined) {
+    if (req.beginningOfWeek < 0 || req.beginningOfWeek > 6) throw badRequest("Invalid beginning_of_week");
+    changes.beginning_of_week = req.beginningOfWeek;
+  }
+  if (req.countryId !== undefined) {
+    if (req.countryId <= 0n || req.countryId > 100_000n) throw badRequest("Invalid country_id");
+    changes.country_id = Number(req.countryId);
+  }
+  return changes;
 }

@@ -59,6 +59,11 @@ export class SignInThrottle {
     return false;
   }
 
+  /** Forgets the account's failures (its owner proved control of the mailbox with a reset code). */
+  async forget(trx: Knex.Transaction, email: string): Promise<void> {
+    await trx("sign_in_failures").where({ account_key: accountKey(email) }).delete();
+  }
+
   private async recentFailures(key: string, now: Date): Promise<Date[]> {
     const cutoff = this.cutoff(now);
     const times: (Date | string | number)[] = await this.db("sign_in_failures").where({ account_key: key }).pluck("failed_at");

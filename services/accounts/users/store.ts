@@ -11,8 +11,19 @@ export interface UserRow {
   timezone: string;
   default_workspace_id: number | null;
   beginning_of_week: number;
+  country_id: number | null;
   created_at: Date;
   updated_at: Date;
+  closed_at: Date | null;
+}
+
+/** A password reset code as kept: its hash, whose it is, until when it works. */
+export interface PasswordResetRow {
+  code_hash: string;
+  user_id: number;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
 }
 
 /** An API token as kept: its hash to find the user by, and the token sealed for its owner to read. */
@@ -31,7 +42,15 @@ export interface WorkspaceAccessRow {
 
 function userRow(row: UserRow | undefined): UserRow | undefined {
   if (!row) return undefined;
-  return { ...row, id: Number(row.id), created_at: toDate(row.created_at), updated_at: toDate(row.updated_at) };
+  return {
+    ...row,
+    id: Number(row.id),
+    default_workspace_id: row.default_workspace_id === null ? null : Number(row.default_workspace_id),
+    country_id: row.country_id === null || row.country_id === undefined ? null : Number(row.country_id),
+    created_at: toDate(row.created_at),
+    updated_at: toDate(row.updated_at),
+    closed_at: row.closed_at ? toDate(row.closed_at) : null,
+  };
 }
 
 /** The accounts schema's queries. */
@@ -110,5 +129,83 @@ export class AccountsStore {
 
   async setWorkspacePremium(workspaceId: number, premium: boolean, now: Date): Promise<number> {
     return this.db("workspaces").where({ id: workspaceId }).update({ premium, updated_at: now });
+  }
+
+  /** Changes a user row in a change's transaction. */
+  async updateUser(trx: Knex.Transaction, userId: number, changes: Partial<Omit<UserRow, "id">>): Promise<void> {
+    await trx("users").where({ id: userId }).update(changes);
+  }
+
+  /** Ends the user's sessions, but for the one whose hash is `keep` (the caller's own). */
+  async deleteSessionsOf(trx: Knex.Transaction, userId: number, keep?: string): Promise<void> {
+    const q = trx("sessions").where({ user_id: userId });
+    if (keep) q.andWhereNot({ token_hash: keep });
+    await q.delete();
+  }
+
+  async isActiveMember(db: Knex, userId: number, workspaceId: number): Promise<boolean> {
+    return Boolean(await db("workspace_users").where({ user_id: userId, workspace_id: workspaceId, active: true }).first("id"));
+  }
+
+  async insertPasswordReset(trx: Knex.Transaction, row: PasswordResetRow): Promise<void> {
+    await trx("password_resets").insert(row);
+  }
+
+  /** Reset codes made for the user since `since` (the request limit counts them). */
+  async resetsSince(trx: Knex.Transaction, userId: number, since: Date): Promise<number> {
+    const [{ n }] = await trx("password_resets").where({ user_id: userId }).andWhere("created_at", ">", since).count({ n: "*" });
+    return Number(n);
+  }
+
+  /** The reset code of that hash, locked for its one use. */
+  async passwordResetForUse(trx: Knex.Transaction, codeHash: string): Promise<PasswordResetRow | undefined> {
+    const row = await trx("password_resets").where({ code_hash: codeHash }).first().forUpdate();
+    if (!row) return undefined;
+    return { ...row, user_id: Number(row.user_id), created_at: toDate(row.created_at), expires_at: toDate(row.expires_at), used_at: row.used_at ? toDate(row.used_at) : null };
+  }
+
+  /** Every open code of the user is used up (a reset ends the others too); old ones go. */
+  async usePasswordResets(trx: Knex.Transaction, userId: number, now: Date): Promise<void> {
+    await trx("password_resets").where({ user_id: userId }).whereNull("used_at").update({ used_at: now });
+    await trx("password_resets").where("expires_at", "<", new Date(now.getTime() - 24 * 3600_000)).delete();
+  }
+
+  /** Names of the organizations the user owns that have other members (they must be handed over first). */
+  async ownedOrganizationsWithOthers(db: Knex, userId: number): Promise<string[]> {
+    return db("organizations as o")
+      .join("organization_users as ou", "ou.organization_id", "o.id")
+      .where({ "o.owner_id": userId })
+      .andWhereNot({ "ou.user_id": userId })
+      .distinct("o.name")
+      .pluck("o.name");
+  }
+
+  /**
+   * Closes an account in a change: the organizations it owns alone go with their workspaces, its
+   * other memberships and its sessions end, and its credentials are replaced by ones nobody has
+   * (the e-mail freed for a new sign-up). The row stays, for what refers to the user.
+   */
+  async closeAccount(trx: Knex.Transaction, userId: number, replacement: { email: string; apiTokenHash: string }, now: Date): Promise<void> {
+    const owned: number[] = (await trx("organizations").where({ owner_id: userId }).pluck("id")).map(Number);
+    if (owned.length) {
+      const ownedWorkspaces = (await trx("workspaces").whereIn("organization_id", owned).pluck("id")).map(Number);
+      if (ownedWorkspaces.length) await trx("workspace_users").whereIn("workspace_id", ownedWorkspaces).delete();
+      await trx("workspaces").whereIn("organization_id", owned).delete();
+      await trx("organization_users").whereIn("organization_id", owned).delete();
+      await trx("organizations").whereIn("id", owned).delete();
+    }
+    await trx("workspace_users").where({ user_id: userId }).delete();
+    await trx("organization_users").where({ user_id: userId }).delete();
+    await trx("sessions").where({ user_id: userId }).delete();
+    await trx("password_resets").where({ user_id: userId }).delete();
+    await trx("users").where({ id: userId }).update({
+      email: replacement.email,
+      password_hash: "closed",
+      api_token_hash: replacement.apiTokenHash,
+      api_token_sealed: null,
+      default_workspace_id: null,
+      closed_at: now,
+      updated_at: now,
+    });
   }
 }

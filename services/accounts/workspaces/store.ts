@@ -1,0 +1,92 @@
+import { ScopedTable } from "../../../lib/scoped-table.js";
+import type { Knex } from "../../../lib/db.js";
+
+export interface WorkspaceRow {
+  id: number;
+  organization_id: number;
+  name: string;
+  premium: boolean;
+  business_ws: boolean;
+  default_hourly_rate: number;
+  default_currency: string;
+  only_admins_may_create_projects: boolean;
+  only_admins_may_create_tags: boolean;
+  only_admins_see_billable_rates: boolean;
+  only_admins_see_team_dashboard: boolean;
+  projects_billable_by_default: boolean;
+  projects_private_by_default: boolean;
+  projects_enforce_billable: boolean;
+  limit_public_project_data: boolean;
+  reports_collapse: boolean;
+  rounding: number;
+  rounding_minutes: number;
+  rate_last_updated: Date | null;
+  logo_url: string;
+  hide_start_end_times: boolean;
+  working_hours_in_minutes: number | null;
+  suspended_at: Date | null;
+  te_description_present: boolean;
+  te_project_present: boolean;
+  te_tag_present: boolean;
+  te_task_present: boolean;
+  te_constraints_enabled: boolean;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** An organization's workspaces. */
+export const workspaces = new ScopedTable<WorkspaceRow>({
+  table: "workspaces",
+  scope: "organization_id",
+  columns: {
+    id: "id",
+    organization_id: "id",
+    name: "string",
+    premium: "boolean",
+    business_ws: "boolean",
+    default_hourly_rate: "number",
+    default_currency: "string",
+    only_admins_may_create_projects: "boolean",
+    only_admins_may_create_tags: "boolean",
+    only_admins_see_billable_rates: "boolean",
+    only_admins_see_team_dashboard: "boolean",
+    projects_billable_by_default: "boolean",
+    projects_private_by_default: "boolean",
+    projects_enforce_billable: "boolean",
+    limit_public_project_data: "boolean",
+    reports_collapse: "boolean",
+    rounding: "integer",
+    rounding_minutes: "integer",
+    rate_last_updated: "date?",
+    logo_url: "string",
+    hide_start_end_times: "boolean",
+    working_hours_in_minutes: "integer?",
+    suspended_at: "date?",
+    te_description_present: "boolean",
+    te_project_present: "boolean",
+    te_tag_present: "boolean",
+    te_task_present: "boolean",
+    te_constraints_enabled: "boolean",
+    created_at: "date",
+    updated_at: "date",
+  },
+  order: ["lower(name)", "id"],
+});
+
+/** A workspace with the member's place in it. */
+export interface MemberWorkspace {
+  workspace: WorkspaceRow;
+  admin: boolean;
+  role: string;
+}
+
+/** The workspaces a user is an active member of, by name. */
+export async function memberWorkspaces(db: Knex, userId: number): Promise<MemberWorkspace[]> {
+  const rows: Record<string, unknown>[] = await db("workspaces as w")
+    .join("workspace_users as wu", "wu.workspace_id", "w.id")
+    .where({ "wu.user_id": userId, "wu.active": true })
+    .orderByRaw("LOWER(w.name)")
+    .orderBy("w.id")
+    .select("w.*", "wu.admin as member_admin", "wu.role as member_role");
+  return rows.map((raw) => ({ workspace: workspaces.read(raw), admin: Boolean(raw.member_admin), role: String(raw.member_role) }));
+}
