@@ -15,6 +15,7 @@ import {
 } from "../gen/hiring/v1/admin_pb.js";
 import { loadSynthetic } from "../services/hiring/synthetic.js";
 import { IdentityService } from "../gen/accounts/v1/accounts_pb.js";
+import { OrganizationAdminService } from "../gen/accounts/v1/organizations_pb.js";
 import {
   WebhookAdminService,
   CreateSubscriptionResponseSchema,
@@ -162,6 +163,17 @@ export const COMMANDS: Record<string, Command> = {
       const premium = options.premium === "true";
       await d.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(options.workspace), premium });
       return { workspace_id: Number(options.workspace), premium };
+    },
+  }),
+  "track:organization plan": command({
+    options: {
+      organization: { value: "<id>", required: true, integer: { min: 1 } },
+      paid: { value: "<true|false>", required: true, choices: ["true", "false"] },
+    },
+    run: async ({ options }, d) => {
+      const paid = options.paid === "true";
+      const { pricingPlanId } = await d.client("accounts", OrganizationAdminService).setOrganizationPlan({ organizationId: BigInt(options.organization), paid });
+      return { organization_id: Number(options.organization), paid, pricing_plan_id: Number(pricingPlanId) };
     },
   }),
   "webhook:add": command({

@@ -50,6 +50,16 @@ function fieldSchema(field: DescField, components: Record<string, Schema>): Sche
   return nullable ? { anyOf: [schema, { type: "null" }] } : schema;
 }
 
+/** The body of a route's answer: its response field, or the response without what goes into headers. */
+function responseSchema(route: RestRoute, components: Record<string, Schema>): Schema {
+  if (route.responseField) return fieldSchema(route.responseField, components);
+  if (route.headerFields.length === 0) return messageSchema(route.method.output, components);
+  const inHeaders = new Set(route.headerFields.map((h) => h.field));
+  const properties: Record<string, Schema> = {};
+  for (const f of route.method.output.fields) if (!inHeaders.has(f)) properties[f.name] = fieldSchema(f, components);
+  return { type: "object", properties };
+}
+
 const ERROR_SCHEMA: Record<Family, Schema> = {
   [Family.UNSPECIFIED]: {},
   [Family.HIRING]: { type: "object", properties: { error: { type: "object", properties: { type: { type: "string" } } } } },
@@ -79,14 +89,12 @@ export function openApiDocument(routes: RestRoute[]): Schema {
     } else if (route.bodyField) {
       requestBody = { content: { "application/json": { schema: fieldSchema(route.bodyField, components) } } };
     }
-    const success = route.option.emptyBody
-      ? { description: "OK" }
-      : {
-          description: "OK",
-          content: {
-            "application/json": { schema: route.responseField ? fieldSchema(route.responseField, components) : messageSchema(route.method.output, components) },
-          },
-        };
+    const headers = Object.fromEntries(route.headerFields.map(({ field, header }) => [header, { schema: fieldSchema(field, components) }]));
+    const success = {
+      description: "OK",
+      ...(route.headerFields.length ? { headers } : {}),
+      ...(route.option.emptyBody ? {} : { content: { "application/json": { schema: responseSchema(route, components) } } }),
+    };
     const operation: Schema = {
       operationId: `${route.service.name}.${route.method.name}`,
       tags: [route.service.name],

@@ -18,9 +18,32 @@ export interface RestRoute {
   responseField?: DescField;
   /** The request field that takes the body; undefined with `body: "*"` or no body. */
   bodyField?: DescField;
+  /** Response fields answered as headers (`response_headers`), never in the body. */
+  headerFields: ResponseHeader[];
+}
+
+/** A response field the gateway answers as an HTTP header. */
+export interface ResponseHeader {
+  field: DescField;
+  /** The header's name as the route declares it (`X-Page`). */
+  header: string;
 }
 
 const METHODS = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** The `response_headers` of a route: each a scalar response field that is not the body. */
+function responseHeaders(where: string, method: DescMethod, option: Route, responseField: DescField | undefined): ResponseHeader[] {
+  return Object.entries(option.responseHeaders).map(([name, header]) => {
+    const field = method.output.fields.find((f) => f.name === name);
+    if (!field) throw new Error(`${where}: response header field ${name} does not exist`);
+    if (field.fieldKind !== "scalar") throw new Error(`${where}: response header field ${name} is not a scalar`);
+    if (field === responseField) throw new Error(`${where}: response header field ${name} is the response body`);
+    if (!HEADER_NAME.test(header)) throw new Error(`${where}: ${JSON.stringify(header)} is no header name`);
+    return { field, header };
+  });
+}
 
 function toFastifyPath(template: string): { path: string; variables: string[] } {
   const variables: string[] = [];
@@ -61,6 +84,7 @@ export function collectRoutes(services: DescService[]): RestRoute[] {
         responseField = method.output.fields.find((f) => f.name === option.responseBody);
         if (!responseField) throw new Error(`${where}: response field ${option.responseBody} does not exist`);
       }
+      const headerFields = responseHeaders(where, method, option, responseField);
       routes.push({
         service,
         method,
@@ -72,6 +96,7 @@ export function collectRoutes(services: DescService[]): RestRoute[] {
         option,
         bodyField,
         responseField,
+        headerFields,
       });
     }
   }

@@ -208,7 +208,7 @@ export async function buildGateway(options: GatewayOptions) {
     return rpc(message, { headers: { ...identity, [HEADER.requestUrl]: publicUrl(req) }, timeoutMs: timeouts.serviceCallMs });
   }
 
-  /** Step 5: the REST answer, with the cookie and cache headers the route declares. */
+  /** Step 5: the REST answer, with the cookie, cache and response headers the route declares. */
   function encode(route: RestRoute, response: Record<string, unknown>, identity: Record<string, string>, reply: FastifyReply): FastifyReply {
     const { option } = route;
     if (option.revokesCredentials) {
@@ -222,12 +222,21 @@ export async function buildGateway(options: GatewayOptions) {
       if (typeof token === "string" && token) reply.header("set-cookie", sessionCookie(token, SESSION_MAX_AGE_SECONDS));
     }
     if (option.clearSessionCookie) reply.header("set-cookie", sessionCookie("", 0));
+    const format = route.family === Family.HIRING ? hiringTimestamp : trackingTimestamp;
+    for (const { field, header } of route.headerFields) {
+      const value = response[field.localName];
+      if (value !== undefined) reply.header(header, String(encodeField(field, value, format)));
+    }
     const status = option.status || 200;
     if (option.emptyBody) return reply.code(status).send();
-    const format = route.family === Family.HIRING ? hiringTimestamp : trackingTimestamp;
-    const body: JsonValue = route.responseField
-      ? encodeField(route.responseField, response[route.responseField.localName], format)
-      : encodeMessage(route.method.output, response, format);
+    let body: JsonValue;
+    if (route.responseField) body = encodeField(route.responseField, response[route.responseField.localName], format);
+    else {
+      const whole = encodeMessage(route.method.output, response, format) as Record<string, JsonValue>;
+      // What goes into headers stays out of the body.
+      for (const { field } of route.headerFields) delete whole[field.name];
+      body = whole;
+    }
     return reply.code(status).type("application/json").send(JSON.stringify(body));
   }
 

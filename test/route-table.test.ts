@@ -8,7 +8,7 @@ import { createWorkspace } from "../services/hiring/test/support.js";
 /**
  * What every route owes, checked on every route of the gateway's table, so that an endpoint
  * is covered the moment it is declared: credentials required (403 time tracking, 401 hiring),
- * no way into another workspace, and the family's 4xx for malformed ids.
+ * no way into another workspace or organization, and the family's 4xx for malformed ids.
  */
 
 const routes = collectRoutes(PROTO_FILES.flatMap((f) => f.services));
@@ -21,14 +21,19 @@ const api: typeof sys.api = (method, path, options = {}) =>
 const owner = await sys.signup("owner");
 const stranger = await sys.signup("stranger");
 const hiring = await createWorkspace(sys, "Routes");
+const ownerOrganization: number = (await sys.api("GET", "/api/v9/me/organizations", { auth: owner.auth })).body.find((o: { owner: boolean }) => o.owner).id;
 
-/** A concrete path of the route, its variables filled in (`workspace_id` with the owner's workspace). */
+/** The owner's own objects that fill a path's variables (others are 1). */
+const OWNED: Record<string, string> = { workspace_id: String(owner.workspaceId), organization_id: String(ownerOrganization) };
+
+/** A concrete path of the route, its variables filled in (`workspace_id`, `organization_id` with the owner's). */
 function pathOf(route: RestRoute, values: Record<string, string> = {}): string {
-  return route.paths[0].replace(/:([a-z_]+)/g, (_m, name: string) => encodeURIComponent(values[name] ?? (name === "workspace_id" ? String(owner.workspaceId) : "1")));
+  return route.paths[0].replace(/:([a-z_]+)/g, (_m, name: string) => encodeURIComponent(values[name] ?? OWNED[name] ?? "1"));
 }
 
 const bodyFor = (route: RestRoute) => (route.option.body ? {} : undefined);
 const isWorkspaceScoped = (route: RestRoute) => route.pathVariables.includes("workspace_id");
+const isOrganizationScoped = (route: RestRoute) => route.pathVariables.includes("organization_id");
 const idVariables = (route: RestRoute) => route.pathVariables.filter((v) => v === "id" || v.endsWith("_id"));
 const label = (route: RestRoute) => `${route.httpMethod} ${route.paths[0]}`;
 
@@ -38,6 +43,7 @@ function isFamilyError(route: RestRoute, res: ApiResponse): boolean {
 
 t.test("the table has the routes these checks rely on", async (t) => {
   t.ok(routes.filter(isWorkspaceScoped).length >= 10, "workspace-scoped routes");
+  t.ok(routes.filter(isOrganizationScoped).length >= 6, "organization-scoped routes");
   t.ok(routes.some((r) => r.family === Family.HIRING), "hiring routes");
 });
 
@@ -74,6 +80,26 @@ t.test("a user of another workspace is refused on every workspace-scoped route a
   }
   const after = await api("GET", `/api/v9/workspaces/${owner.workspaceId}/clients?status=both`, { auth: owner.auth });
   t.same(after.body, before.body);
+});
+
+/** Routes where the specification answers a non-member with 400 and its message, not 403/404. */
+const NON_MEMBER_400: Record<string, string> = {
+  "DELETE /api/v9/organizations/:organization_id/users/leave": "The user does not belong to the organization.",
+};
+
+t.test("a user of another organization is refused on every organization-scoped route, sees no data and changes nothing", async (t) => {
+  const organization = `/api/v9/organizations/${ownerOrganization}`;
+  const state = async () => [(await api("GET", organization, { auth: owner.auth })).body, (await api("GET", `${organization}/users`, { auth: owner.auth })).body];
+  const before = await state();
+  for (const route of routes.filter((r) => isOrganizationScoped(r) && !r.option.public)) {
+    const res = await api(route.httpMethod, pathOf(route), { auth: stranger.auth, body: bodyFor(route) });
+    const refusal = NON_MEMBER_400[label(route)];
+    if (refusal) t.same([res.status, res.body], [400, refusal], label(route));
+    else t.ok(res.status === 403 || res.status === 404, `${label(route)}: ${res.status} ${res.text.slice(0, 80)}`);
+    t.ok(isFamilyError(route, res), `${label(route)}: the family's error format, no data`);
+    t.equal(res.headers.get("x-records"), null, `${label(route)}: no data in headers either`);
+  }
+  t.same(await state(), before);
 });
 
 t.test("malformed and unstorable ids answer the family's 4xx on every route", async (t) => {

@@ -161,4 +161,32 @@ export const migrations: Migration[] = [
       });
     },
   },
+  {
+    // Organizations (organizations/): the plan operators set (pricing_plan_id, 0 free, 1 paid); an
+    // organization user's role below admin, its paid fields, and when it was made and changed. Rows
+    // without times (sign-up writes none) read as made with their organization.
+    name: "0022_organizations",
+    async up(knex) {
+      await knex.schema.alterTable("organizations", (t) => {
+        t.integer("pricing_plan_id").notNullable().defaultTo(0);
+      });
+      await knex.schema.alterTable("organization_users", (t) => {
+        t.string("role", 20).notNullable().defaultTo("user");
+        t.double("rate").nullable();
+        t.dateTime("rate_last_updated", { precision: 6 }).nullable();
+        t.integer("labour_cost").nullable();
+        t.integer("working_hours_in_minutes").nullable();
+        t.dateTime("created_at", { precision: 6 }).nullable();
+        t.dateTime("updated_at", { precision: 6 }).nullable();
+      });
+    },
+    async down(knex) {
+      await knex.schema.alterTable("organization_users", (t) => {
+        for (const column of ["role", "rate", "rate_last_updated", "labour_cost", "working_hours_in_minutes", "created_at", "updated_at"]) t.dropColumn(column);
+      });
+      await knex.schema.alterTable("organizations", (t) => {
+        t.dropColumn("pricing_plan_id");
+      });
+    },
+  },
 ];

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gateway/v1/annotations.proto.
  */
 export const file_gateway_v1_annotations: GenFile = /*@__PURE__*/
-  fileDesc("ChxnYXRld2F5L3YxL2Fubm90YXRpb25zLnByb3RvEgpnYXRld2F5LnYxIv0BCgVSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIYChBhZGRpdGlvbmFsX3BhdGhzGAMgAygJEgwKBGJvZHkYBCABKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIOCgZzdGF0dXMYBiABKA0SDgoGcHVibGljGAcgASgIEhYKDnNlc3Npb25fY29va2llGAggASgJEhwKFGNsZWFyX3Nlc3Npb25fY29va2llGAkgASgIEhIKCmVtcHR5X2JvZHkYCiABKAgSEAoIbm9fc3RvcmUYCyABKAgSGwoTcmV2b2tlc19jcmVkZW50aWFscxgMIAEoCCJoCgtGaWVsZExpbWl0cxISCgptYXhfbGVuZ3RoGAEgASgNEhAKA21pbhgCIAEoA0gAiAEBEhAKA21heBgDIAEoA0gBiAEBEhEKCW1heF9pdGVtcxgEIAEoDUIGCgRfbWluQgYKBF9tYXgqSAoGRmFtaWx5EhYKEkZBTUlMWV9VTlNQRUNJRklFRBAAEhEKDUZBTUlMWV9ISVJJTkcQARITCg9GQU1JTFlfVFJBQ0tJTkcQAjpJCgVyb3V0ZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLSHAyABKAsyES5nYXRld2F5LnYxLlJvdXRlUgVyb3V0ZTpNCgZmYW1pbHkSHy5nb29nbGUucHJvdG9idWYuU2VydmljZU9wdGlvbnMYtYcDIAEoDjISLmdhdGV3YXkudjEuRmFtaWx5UgZmYW1pbHk6UAoGbGltaXRzEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi2hwMgASgLMhcuZ2F0ZXdheS52MS5GaWVsZExpbWl0c1IGbGltaXRzYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("ChxnYXRld2F5L3YxL2Fubm90YXRpb25zLnByb3RvEgpnYXRld2F5LnYxIvcCCgVSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIYChBhZGRpdGlvbmFsX3BhdGhzGAMgAygJEgwKBGJvZHkYBCABKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIOCgZzdGF0dXMYBiABKA0SDgoGcHVibGljGAcgASgIEhYKDnNlc3Npb25fY29va2llGAggASgJEhwKFGNsZWFyX3Nlc3Npb25fY29va2llGAkgASgIEhIKCmVtcHR5X2JvZHkYCiABKAgSEAoIbm9fc3RvcmUYCyABKAgSGwoTcmV2b2tlc19jcmVkZW50aWFscxgMIAEoCBJAChByZXNwb25zZV9oZWFkZXJzGA0gAygLMiYuZ2F0ZXdheS52MS5Sb3V0ZS5SZXNwb25zZUhlYWRlcnNFbnRyeRo2ChRSZXNwb25zZUhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBImgKC0ZpZWxkTGltaXRzEhIKCm1heF9sZW5ndGgYASABKA0SEAoDbWluGAIgASgDSACIAQESEAoDbWF4GAMgASgDSAGIAQESEQoJbWF4X2l0ZW1zGAQgASgNQgYKBF9taW5CBgoEX21heCpICgZGYW1pbHkSFgoSRkFNSUxZX1VOU1BFQ0lGSUVEEAASEQoNRkFNSUxZX0hJUklORxABEhMKD0ZBTUlMWV9UUkFDS0lORxACOkkKBXJvdXRlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYtIcDIAEoCzIRLmdhdGV3YXkudjEuUm91dGVSBXJvdXRlOk0KBmZhbWlseRIfLmdvb2dsZS5wcm90b2J1Zi5TZXJ2aWNlT3B0aW9ucxi1hwMgASgOMhIuZ2F0ZXdheS52MS5GYW1pbHlSBmZhbWlseTpQCgZsaW1pdHMSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGLaHAyABKAsyFy5nYXRld2F5LnYxLkZpZWxkTGltaXRzUgZsaW1pdHNiBnByb3RvMw", [file_google_protobuf_descriptor]);
 
 /**
  * Route declares the REST endpoint the gateway serves for one RPC.
@@ -106,6 +106,15 @@ export type Route = Message<"gateway.v1.Route"> & {
    * @generated from field: bool revokes_credentials = 12;
    */
   revokesCredentials: boolean;
+
+  /**
+   * Response fields the gateway answers as HTTP headers, never in the body: the response
+   * field's name (a scalar field) to the header's name. The real API puts some values there
+   * (the pagination of the organization users list: X-Page, X-Pages, X-Records ...).
+   *
+   * @generated from field: map<string, string> response_headers = 13;
+   */
+  responseHeaders: { [key: string]: string };
 };
 
 /**

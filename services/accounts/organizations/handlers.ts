@@ -1,0 +1,317 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ConnectRouter } from "@connectrpc/connect";
+import {
+  OrganizationAdminService,
+  OrganizationSchema,
+  OrganizationService,
+  OrganizationUserSchema,
+  WorkspaceUserSchema,
+  type Organization,
+  type OrganizationUser,
+  type WorkspaceUser,
+} from "../../../gen/accounts/v1/organizations_pb.js";
+import { badRequest, forbidden, notFound } from "../../../lib/errors.js";
+import { entityEvent } from "../../../lib/events.js";
+import type { EntityAction } from "../../../lib/event-catalog.js";
+import { requireUser } from "../../../lib/identity.js";
+import { storageId } from "../../../lib/ids.js";
+import { changeRow } from "../../../lib/resource-kit.js";
+import type { Emit } from "../../../lib/storage.js";
+import { WorkspaceSchema } from "../../../gen/accounts/v1/workspaces_pb.js";
+import type { AccountsKit } from "../kit.js";
+import { workspaceMessage } from "../workspaces/handlers.js";
+import { workspaces, type WorkspaceRow } from "../workspaces/store.js";
+import {
+  DEFAULT_MAX_WORKSPACES,
+  MAX_WORKSPACES_PER_USER,
+  PRICING_PLAN,
+  checkRemovable,
+  checkSeatFree,
+  isPaid,
+  mayAct,
+  memberQuery,
+  newOrganization,
+  organizationUserChanges,
+  organizationUserInput,
+  pagination,
+  removalIds,
+  renamedOrganization,
+  roleOf,
+} from "./rules.js";
+import { OrganizationGate } from "./scope.js";
+import {
+  activeSeats,
+  defaultWorkspaceIfNone,
+  deleteOrganization,
+  insertMembership,
+  insertWorkspace,
+  memberForChange,
+  memberPage,
+  membersForChange,
+  membershipsIn,
+  organizationUsers,
+  organizations,
+  organizationsOf,
+  removeMember,
+  setMembershipsActive,
+  userCount,
+  userProfile,
+  workspaceCountForChange,
+  workspacesAmong,
+  type MembershipRow,
+  type OrganizationRow,
+  type OrganizationUserRow,
+  type UserProfile,
+} from "./store.js";
+
+const stamp = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
+const int64 = (n: number | null) => (n === null ? undefined : BigInt(n));
+
+/** An organization as one of its users sees it (`admin` and `owner` are that user's). */
+export function organizationMessage(organization: OrganizationRow, member: OrganizationUserRow, users: number): Organization {
+  return create(OrganizationSchema, {
+    id: BigInt(organization.id),
+    name: organization.name,
+    admin: member.admin,
+    owner: member.owner,
+    at: stamp(organization.updated_at),
+    createdAt: stamp(organization.created_at),
+    isMultiWorkspaceEnabled: isPaid(organization),
+    isUnified: false,
+    maxWorkspaces: BigInt(organization.max_workspaces),
+    pricingPlanId: BigInt(organization.pricing_plan_id),
+    userCount: BigInt(users),
+    // Plans are set by operators: no trials, no payments.
+    trialInfo: { canHaveTrial: false, trial: false, trialAvailable: false },
+  });
+}
+
+function organizationUserMessage(member: OrganizationUserRow, profile: UserProfile, memberships: MembershipRow[], organization: OrganizationRow): OrganizationUser {
+  const createdAt = member.created_at ?? organization.created_at;
+  return create(OrganizationUserSchema, {
+    id: BigInt(member.id),
+    userId: BigInt(member.user_id),
+    organizationId: BigInt(member.organization_id),
+    name: profile.fullname,
+    email: profile.email,
+    avatarUrl: "",
+    // E-mails of organization users are not changed through the organization.
+    canEditEmail: false,
+    admin: member.admin,
+    owner: member.owner,
+    inactive: member.inactive,
+    joined: member.joined,
+    role: roleOf(member),
+    groups: [],
+    workspaces: memberships.map((m) => ({
+      admin: m.admin,
+      inactive: !m.active,
+      name: m.workspace_name,
+      role: m.role,
+      workspaceId: BigInt(m.workspace_id),
+      workspaceName: m.workspace_name,
+      workspaceUserId: BigInt(m.id),
+    })),
+    workspaceCount: BigInt(memberships.length),
+    createdAt: stamp(createdAt),
+    updatedAt: stamp(member.updated_at ?? createdAt),
+    rate: member.rate ?? undefined,
+    labourCost: int64(member.labour_cost),
+    workingHoursInMinutes: int64(member.working_hours_in_minutes),
+  });
+}
+
+/** A workspace membership as the webhooks' workspace_user events carry it. */
+function workspaceUserMessage(m: MembershipRow, member: OrganizationUserRow, profile: UserProfile, now: Date): WorkspaceUser {
+  return create(WorkspaceUserSchema, {
+    id: BigInt(m.id),
+    workspaceId: BigInt(m.workspace_id),
+    userId: BigInt(m.user_id),
+    active: m.active,
+    admin: m.admin,
+    workspaceAdmin: m.admin,
+    organizationAdmin: member.admin,
+    inactive: member.inactive,
+    role: m.role,
+    name: profile.fullname,
+    email: profile.email,
+    timezone: profile.timezone,
+    at: stamp(now),
+    isDirect: true,
+    groupIds: [],
+    rate: member.rate ?? undefined,
+    rateLastUpdated: stamp(member.rate_last_updated),
+    labourCost: int64(member.labour_cost),
+    workingHoursInMinutes: int64(member.working_hours_in_minutes),
+  });
+}
+
+/** One workspace_user event per membership, in the membership's workspace. */
+async function emitMemberships(emit: Emit, action: EntityAction, memberships: MembershipRow[], member: OrganizationUserRow, profile: UserProfile, actor: bigint, now: Date) {
+  for (const m of memberships) {
+    await emit(entityEvent({ entity: "workspace_user", action, schema: WorkspaceUserSchema, message: workspaceUserMessage(m, member, profile, now), workspaceId: BigInt(m.workspace_id), userId: actor }));
+  }
+}
+
+/** A workspace made or deleted with its organization, as the actor (its admin) saw it. */
+function workspaceEvent(action: EntityAction, workspace: WorkspaceRow, actor: bigint) {
+  const message = workspaceMessage({ workspace, admin: true, role: "admin" });
+  return entityEvent({ entity: "workspace", action, schema: WorkspaceSchema, message, workspaceId: message.id, userId: actor });
+}
+
+const noAccess = () => forbidden("User does not have access to this resource.");
+
+/** Organizations and their users (REST), and the plan operators set (internal). */
+export function organizationHandlers({ storage, clock }: AccountsKit) {
+  const { db } = storage;
+  const gate = new OrganizationGate(db);
+
+  return (router: ConnectRouter) => {
+    router.service(OrganizationService, {
+      async createOrganization(req, ctx) {
+        const userId = requireUser(ctx);
+        const user = storageId(userId);
+        if (user === undefined) throw noAccess();
+        const { name, workspaceName } = newOrganization(req);
+        const now = clock.now();
+        const { organization, workspaceId } = await storage.change(async (trx, emit) => {
+          if ((await workspaceCountForChange(trx, user)) >= MAX_WORKSPACES_PER_USER) throw badRequest(`User can have at most ${MAX_WORKSPACES_PER_USER} workspaces`);
+          const organization = await organizations.insert(trx, { name, owner_id: user, max_workspaces: DEFAULT_MAX_WORKSPACES, pricing_plan_id: PRICING_PLAN.free, created_at: now, updated_at: now });
+          const member = await organizationUsers.insert(trx, {
+            organization_id: organization.id,
+            user_id: user,
+            admin: true,
+            owner: true,
+            inactive: false,
+            joined: true,
+            role: "admin",
+            rate: null,
+            rate_last_updated: null,
+            labour_cost: null,
+            working_hours_in_minutes: null,
+            created_at: now,
+            updated_at: now,
+          });
+          const workspaceId = await insertWorkspace(trx, organization.id, workspaceName, now);
+          await emit(workspaceEvent("created", (await workspaces.get(trx, organization.id, BigInt(workspaceId)))!, userId));
+          const membership = await insertMembership(trx, { workspace_id: workspaceId, user_id: user, admin: true, role: "admin", active: true }, workspaceName);
+          await defaultWorkspaceIfNone(trx, user, workspaceId);
+          await emitMemberships(emit, "created", [membership], member, await userProfile(trx, user), userId, now);
+          return { organization, workspaceId };
+        });
+        return { id: BigInt(organization.id), name, workspaceId: BigInt(workspaceId), workspaceName };
+      },
+
+      async getOrganization(req, ctx) {
+        const scope = await gate.scope(ctx, req.organizationId, {
+          missing: () => notFound("Invalid organization ID"),
+          denied: () => notFound("User not part of organization"),
+        });
+        return { organization: organizationMessage(scope.organization, scope.member, await userCount(db, scope.organization.id)) };
+      },
+
+      async updateOrganization(req, ctx) {
+        const scope = await gate.scope(ctx, req.organizationId, { admin: "User is not authorized to update the organization" });
+        const name = renamedOrganization(req.name);
+        await changeRow(storage, organizations, { scope: scope.organization.id, id: req.organizationId, missing: noAccess }, (existing, trx) =>
+          organizations.update(trx, existing, { name, updated_at: clock.now() }),
+        );
+        return {};
+      },
+
+      async listOrganizationUsers(req, ctx) {
+        const scope = await gate.scope(ctx, req.organizationId, { admin: "User is not authorized to list the organization users" });
+        const organization = scope.organization.id;
+        const query = memberQuery(req);
+        if (query.workspaces && (await workspacesAmong(db, organization, query.workspaces)).length !== query.workspaces.length) {
+          throw badRequest("Invalid value sent for 'workspaces'.");
+        }
+        const { rows, total } = await memberPage(db, organization, query);
+        const memberships = await membershipsIn(db, organization, rows.map((r) => r.member.user_id));
+        const page = pagination(query, total);
+        return {
+          users: rows.map((r) => organizationUserMessage(r.member, r.profile, memberships.filter((m) => m.user_id === r.member.user_id), scope.organization)),
+          page: BigInt(page.page),
+          pageSize: BigInt(page.pageSize),
+          pages: BigInt(page.pages),
+          records: BigInt(page.records),
+          sortOrder: page.sortOrder,
+        };
+      },
+
+      async patchOrganizationUsers(req, ctx) {
+        const scope = await gate.scope(ctx, req.organizationId, { admin: "User is not authorized to delete the organization user" });
+        const ids = removalIds(req.delete);
+        const now = clock.now();
+        await changeRow(storage, organizations, { scope: scope.organization.id, id: req.organizationId, missing: noAccess }, async (organization, trx, emit) => {
+          const found = await membersForChange(trx, organization.id, ids.map(storageId).filter((id) => id !== undefined));
+          checkRemovable(ids, found);
+          for (const member of found) {
+            const profile = await userProfile(trx, member.user_id);
+            await emitMemberships(emit, "deleted", await removeMember(trx, member), member, profile, scope.userId, now);
+          }
+        });
+        return {};
+      },
+
+      async leaveOrganization(req, ctx) {
+        const userId = requireUser(ctx);
+        const notMember = () => badRequest("The user does not belong to the organization.");
+        const organizationId = storageId(req.organizationId);
+        const user = storageId(userId);
+        if (organizationId === undefined || user === undefined) throw notMember();
+        const now = clock.now();
+        await changeRow(storage, organizations, { scope: organizationId, id: req.organizationId, missing: notMember }, async (organization, trx, emit) => {
+          const member = await memberForChange(trx, organization.id, user);
+          if (!member) throw notMember();
+          const others = (await userCount(trx, organization.id)) - 1;
+          if (member.owner && others > 0) throw badRequest("Cannot remove the organization owner. The owner can leave only as the organization's last user.");
+          const profile = await userProfile(trx, user);
+          await emitMemberships(emit, "deleted", await removeMember(trx, member), member, profile, userId, now);
+          // The last user gone, the organization goes with its workspaces.
+          if (others === 0) for (const workspace of await deleteOrganization(trx, organization)) await emit(workspaceEvent("deleted", workspace, userId));
+        });
+        return {};
+      },
+
+      async updateOrganizationUser(req, ctx) {
+        const scope = await gate.scope(ctx, req.organizationId, { admin: "User is not authorized to update the organization user" });
+        const input = organizationUserInput(req);
+        const now = clock.now();
+        await changeRow(storage, organizations, { scope: scope.organization.id, id: req.organizationId, missing: noAccess }, async (organization, trx, emit) => {
+          const target = await organizationUsers.getForChange(trx, organization.id, req.organizationUserId);
+          if (!target) throw notFound("Invalid organization user ID");
+          const paid = isPaid(organization);
+          const changes = organizationUserChanges(input, target, paid, now);
+          if (Object.keys(changes).length === 0) return;
+          if (target.inactive && changes.inactive === false) checkSeatFree(paid, await activeSeats(trx, organization.id));
+          const updated = await organizationUsers.update(trx, target, { ...changes, updated_at: now });
+          let memberships = await membershipsIn(trx, organization.id, [target.user_id]);
+          if ("inactive" in changes) memberships = await setMembershipsActive(trx, memberships, mayAct(updated));
+          await emitMemberships(emit, "updated", memberships, updated, await userProfile(trx, target.user_id), scope.userId, now);
+        });
+        return {};
+      },
+
+      async listMyOrganizations(_req, ctx) {
+        const user = storageId(requireUser(ctx));
+        const rows = user === undefined ? [] : await organizationsOf(db, user);
+        return { organizations: rows.map((r) => organizationMessage(r.organization, r.member, r.users)) };
+      },
+    });
+
+    router.service(OrganizationAdminService, {
+      async setOrganizationPlan(req) {
+        const missing = () => notFound(`organization ${req.organizationId} not found`);
+        const id = storageId(req.organizationId);
+        if (id === undefined) throw missing();
+        const pricingPlanId = req.paid ? PRICING_PLAN.paid : PRICING_PLAN.free;
+        await changeRow(storage, organizations, { scope: id, id: req.organizationId, missing }, (existing, trx) =>
+          organizations.update(trx, existing, { pricing_plan_id: pricingPlanId, updated_at: clock.now() }),
+        );
+        return { pricingPlanId: BigInt(pricingPlanId) };
+      },
+    });
+  };
+}

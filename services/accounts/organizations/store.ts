@@ -1,0 +1,278 @@
+import type { Knex } from "../../../lib/db.js";
+import { ScopedTable, likePattern } from "../../../lib/scoped-table.js";
+import { workspaces, type WorkspaceRow } from "../workspaces/store.js";
+import type { MemberQuery, MemberStatus } from "./rules.js";
+
+export interface OrganizationRow {
+  id: number;
+  name: string;
+  owner_id: number;
+  max_workspaces: number;
+  /** 0 free, 1 paid (rules.ts PRICING_PLAN); set by operators only. */
+  pricing_plan_id: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Organizations; an organization is its own scope (the scope column is its id). */
+export const organizations = new ScopedTable<OrganizationRow>({
+  table: "organizations",
+  scope: "id",
+  columns: { id: "id", name: "string", owner_id: "id", max_workspaces: "integer", pricing_plan_id: "integer", created_at: "date", updated_at: "date" },
+  order: ["id"],
+});
+
+export interface OrganizationUserRow {
+  id: number;
+  organization_id: number;
+  user_id: number;
+  admin: boolean;
+  owner: boolean;
+  inactive: boolean;
+  /** False while the user has not accepted the invitation. */
+  joined: boolean;
+  /** The role below admin (user, projectlead, teamlead); `admin` decides admin (rules.ts roleOf). */
+  role: string;
+  rate: number | null;
+  rate_last_updated: Date | null;
+  labour_cost: number | null;
+  working_hours_in_minutes: number | null;
+  /** Null on rows sign-up wrote: they were made with their organization. */
+  created_at: Date | null;
+  updated_at: Date | null;
+}
+
+/** An organization's users (memberships), each limited to its organization. */
+export const organizationUsers = new ScopedTable<OrganizationUserRow>({
+  table: "organization_users",
+  scope: "organization_id",
+  columns: {
+    id: "id",
+    organization_id: "id",
+    user_id: "id",
+    admin: "boolean",
+    owner: "boolean",
+    inactive: "boolean",
+    joined: "boolean",
+    role: "string",
+    rate: "number?",
+    rate_last_updated: "date?",
+    labour_cost: "integer?",
+    working_hours_in_minutes: "integer?",
+    created_at: "date?",
+    updated_at: "date?",
+  },
+  order: ["id"],
+});
+
+/** A user's membership of one workspace of an organization. */
+export interface MembershipRow {
+  id: number;
+  workspace_id: number;
+  workspace_name: string;
+  user_id: number;
+  admin: boolean;
+  role: string;
+  active: boolean;
+}
+
+/** What an organization's lists show of a user's account. */
+export interface UserProfile {
+  id: number;
+  fullname: string;
+  email: string;
+  timezone: string;
+}
+
+function membership(raw: Record<string, unknown>): MembershipRow {
+  return {
+    id: Number(raw.id),
+    workspace_id: Number(raw.workspace_id),
+    workspace_name: String(raw.workspace_name),
+    user_id: Number(raw.user_id),
+    admin: Boolean(raw.admin),
+    role: String(raw.role),
+    active: Boolean(raw.active),
+  };
+}
+
+/** The user's row in the organization, whatever its state. */
+export async function memberOf(db: Knex, organization: number, userId: number): Promise<OrganizationUserRow | undefined> {
+  const raw = await organizationUsers.query(db, organization).andWhere("user_id", userId).first();
+  return raw ? organizationUsers.read(raw) : undefined;
+}
+
+/** The same, in a change's transaction, locked until it commits. */
+export async function memberForChange(trx: Knex.Transaction, organization: number, userId: number): Promise<OrganizationUserRow | undefined> {
+  const raw = await organizationUsers.query(trx, organization).andWhere("user_id", userId).first().forUpdate();
+  return raw ? organizationUsers.read(raw) : undefined;
+}
+
+/** The organization's users of these ids (those it has), locked for a change. */
+export async function membersForChange(trx: Knex.Transaction, organization: number, ids: number[]): Promise<OrganizationUserRow[]> {
+  if (ids.length === 0) return [];
+  return (await organizationUsers.query(trx, organization).whereIn("id", ids).forUpdate()).map((raw: Record<string, unknown>) => organizationUsers.read(raw));
+}
+
+/** How many users (joined, invited, inactive) the organization has. */
+export async function userCount(db: Knex, organization: number): Promise<number> {
+  const [{ n }] = await organizationUsers.query(db, organization).count({ n: "*" });
+  return Number(n);
+}
+
+/** How many of the organization's users hold a seat: all but the deactivated (invited ones too). */
+export async function activeSeats(db: Knex, organization: number): Promise<number> {
+  const [{ n }] = await organizationUsers.query(db, organization).andWhere("inactive", false).count({ n: "*" });
+  return Number(n);
+}
+
+/** The organizations the user is a joined, active member of, with the membership, by name. */
+export async function organizationsOf(db: Knex, userId: number): Promise<{ organization: OrganizationRow; member: OrganizationUserRow; users: number }[]> {
+  const rows: Record<string, unknown>[] = await db("organizations as o")
+    .join("organization_users as ou", "ou.organization_id", "o.id")
+    .where({ "ou.user_id": userId, "ou.joined": true, "ou.inactive": false })
+    .orderByRaw("LOWER(o.name)")
+    .orderBy("o.id")
+    .select("o.*", "ou.id as member_id");
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => Number(r.id));
+  const members = (await db(organizationUsers.table).whereIn("organization_id", ids).andWhere("user_id", userId)).map((r: Record<string, unknown>) => organizationUsers.read(r));
+  const counts = new Map<number, number>(
+    (await db(organizationUsers.table).whereIn("organization_id", ids).groupBy("organization_id").select("organization_id").count({ n: "*" })).map(
+      (r: Record<string, unknown>) => [Number(r.organization_id), Number(r.n)],
+    ),
+  );
+  return rows.map((raw) => {
+    const organization = organizations.read(raw);
+    return { organization, member: members.find((m) => m.organization_id === organization.id)!, users: counts.get(organization.id) ?? 0 };
+  });
+}
+
+/** The ones of `ids` that are workspaces of the organization. */
+export async function workspacesAmong(db: Knex, organization: number, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  return (await workspaces.query(db, organization).whereIn("id", ids).pluck("id")).map(Number);
+}
+
+const STATUS_CONDITIONS: Record<MemberStatus, { joined: boolean; inactive?: boolean }> = {
+  active: { joined: true, inactive: false },
+  inactive: { joined: true, inactive: true },
+  invited: { joined: false },
+};
+
+/** One page of the organization's users as the query asks, sorted on the user's name, and how many match in all. */
+export async function memberPage(db: Knex, organization: number, query: MemberQuery): Promise<{ rows: { member: OrganizationUserRow; profile: UserProfile }[]; total: number }> {
+  const ou = organizationUsers.table;
+  const q = organizationUsers.query(db, organization).join("users as u", "u.id", `${ou}.user_id`);
+  if (query.filter) {
+    const pattern = likePattern(query.filter);
+    q.andWhere((w) => w.whereRaw(`LOWER(u.fullname) LIKE ? ESCAPE '!'`, [pattern]).orWhereRaw(`LOWER(u.email) LIKE ? ESCAPE '!'`, [pattern]));
+  }
+  if (query.statuses) {
+    const statuses = query.statuses;
+    q.andWhere((w) => {
+      for (const status of statuses) w.orWhere((s) => s.where(Object.fromEntries(Object.entries(STATUS_CONDITIONS[status]).map(([k, v]) => [`${ou}.${k}`, v]))));
+    });
+  }
+  if (query.onlyAdmins) q.andWhere(`${ou}.admin`, true);
+  // No user belongs to a group yet (groups come with their own resource): a group filter matches nobody.
+  if (query.groups && query.groups.length > 0) q.andWhereRaw("1 = 0");
+  if (query.workspaces && query.workspaces.length > 0) {
+    const ids = query.workspaces;
+    q.whereExists((e) => e.select(db.raw("1")).from("workspace_users as wu").whereRaw(`wu.user_id = ${ou}.user_id`).whereIn("wu.workspace_id", ids));
+  }
+  const [{ n }] = await q.clone().count({ n: "*" });
+  const total = Number(n);
+  const offset = (query.page - 1) * query.perPage;
+  if (offset >= total) return { rows: [], total };
+  const raws: Record<string, unknown>[] = await q
+    .orderByRaw(`LOWER(u.fullname) ${query.sortDir}`)
+    .orderBy(`${ou}.id`, query.sortDir)
+    .limit(query.perPage)
+    .offset(offset)
+    .select(`${ou}.*`, "u.fullname as profile_fullname", "u.email as profile_email", "u.timezone as profile_timezone");
+  return {
+    rows: raws.map((raw) => ({
+      member: organizationUsers.read(raw),
+      profile: { id: Number(raw.user_id), fullname: String(raw.profile_fullname), email: String(raw.profile_email), timezone: String(raw.profile_timezone) },
+    })),
+    total,
+  };
+}
+
+/** The workspace memberships in the organization of each of the users, by workspace name. */
+export async function membershipsIn(db: Knex, organization: number, userIds: number[]): Promise<MembershipRow[]> {
+  if (userIds.length === 0) return [];
+  const raws: Record<string, unknown>[] = await db("workspace_users as wu")
+    .join("workspaces as w", "w.id", "wu.workspace_id")
+    .where("w.organization_id", organization)
+    .whereIn("wu.user_id", userIds)
+    .orderByRaw("LOWER(w.name)")
+    .orderBy("w.id")
+    .select("wu.id", "wu.workspace_id", "w.name as workspace_name", "wu.user_id", "wu.admin", "wu.role", "wu.active");
+  return raws.map(membership);
+}
+
+export async function userProfile(db: Knex, userId: number): Promise<UserProfile> {
+  const raw = await db("users").where({ id: userId }).first("id", "fullname", "email", "timezone");
+  return { id: Number(raw.id), fullname: String(raw.fullname), email: String(raw.email), timezone: String(raw.timezone) };
+}
+
+/** How many workspaces the user is a member of (the per-user limit), its account locked against a concurrent count. */
+export async function workspaceCountForChange(trx: Knex.Transaction, userId: number): Promise<number> {
+  await trx("users").where({ id: userId }).forUpdate().first("id");
+  const [{ n }] = await trx("workspace_users").where({ user_id: userId }).count({ n: "*" });
+  return Number(n);
+}
+
+/** A new workspace of the organization, with the settings' initial values (the column defaults). */
+export async function insertWorkspace(trx: Knex.Transaction, organization: number, name: string, now: Date): Promise<number> {
+  const [id] = await trx(workspaces.table).insert({ organization_id: organization, name, created_at: now, updated_at: now });
+  return Number(id);
+}
+
+export async function insertMembership(trx: Knex.Transaction, row: Omit<MembershipRow, "id" | "workspace_name">, workspaceName: string): Promise<MembershipRow> {
+  const [id] = await trx("workspace_users").insert({ workspace_id: row.workspace_id, user_id: row.user_id, admin: row.admin, role: row.role, active: row.active });
+  return { ...row, id: Number(id), workspace_name: workspaceName };
+}
+
+/** A user with no default workspace (sign-up sets one; leaving can clear it) gets this one. */
+export async function defaultWorkspaceIfNone(trx: Knex.Transaction, userId: number, workspaceId: number): Promise<void> {
+  await trx("users").where({ id: userId }).whereNull("default_workspace_id").update({ default_workspace_id: workspaceId });
+}
+
+/** The memberships of the user's workspaces in the organization may act (or not) from now on. */
+export async function setMembershipsActive(trx: Knex.Transaction, memberships: MembershipRow[], active: boolean): Promise<MembershipRow[]> {
+  if (memberships.length > 0) await trx("workspace_users").whereIn("id", memberships.map((m) => m.id)).update({ active });
+  return memberships.map((m) => ({ ...m, active }));
+}
+
+/**
+ * Removes the user from the organization: its workspace memberships there, its organization
+ * user row; a default workspace among them moves to another of its workspaces (or none).
+ * Answers the memberships removed.
+ */
+export async function removeMember(trx: Knex.Transaction, member: OrganizationUserRow): Promise<MembershipRow[]> {
+  const removed = await membershipsIn(trx, member.organization_id, [member.user_id]);
+  if (removed.length > 0) await trx("workspace_users").whereIn("id", removed.map((m) => m.id)).delete();
+  await organizationUsers.delete(trx, member);
+  const gone = removed.map((m) => m.workspace_id);
+  if (gone.length > 0) {
+    const next = await trx("workspace_users").where({ user_id: member.user_id, active: true }).orderBy("workspace_id").first("workspace_id");
+    await trx("users")
+      .where({ id: member.user_id })
+      .whereIn("default_workspace_id", gone)
+      .update({ default_workspace_id: next ? Number(next.workspace_id) : null });
+  }
+  return removed;
+}
+
+/** Deletes an organization that has no users left, with its workspaces and whatever memberships they hold; answers the workspaces. */
+export async function deleteOrganization(trx: Knex.Transaction, organization: OrganizationRow): Promise<WorkspaceRow[]> {
+  const gone = await workspaces.list(trx, organization.id);
+  if (gone.length > 0) await trx("workspace_users").whereIn("workspace_id", gone.map((w) => w.id)).delete();
+  await workspaces.query(trx, organization.id).delete();
+  await organizationUsers.query(trx, organization.id).delete();
+  await organizations.delete(trx, organization);
+  return gone;
+}
