@@ -189,4 +189,27 @@ export const migrations: Migration[] = [
       });
     },
   },
+  {
+    // Invitations into an organization: the code as SHA-256 (to find it) and sealed (to mail it again).
+    name: "0023_invitations",
+    async up(knex) {
+      await knex.schema.createTable("invitations", (t) => {
+        t.bigIncrements("id");
+        t.bigInteger("organization_id").notNullable();
+        t.string("code_hash", 64).notNullable().unique();
+        t.string("code_sealed", 255).notNullable();
+        t.string("email", 254).notNullable();
+        t.bigInteger("recipient_id").nullable();
+        t.bigInteger("sender_id").notNullable();
+        t.text("workspaces").notNullable();
+        t.string("state", 10).notNullable();
+        t.dateTime("created_at", { precision: 6 }).notNullable();
+        t.dateTime("updated_at", { precision: 6 }).notNullable();
+        t.index(["organization_id", "created_at"]);
+      });
+    },
+    async down(knex) {
+      await knex.schema.dropTable("invitations");
+    },
+  },
 ];

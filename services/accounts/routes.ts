@@ -4,10 +4,11 @@ import { userHandlers } from "./users/handlers.js";
 import { identityHandlers } from "./identity/handlers.js";
 import { workspaceHandlers } from "./workspaces/handlers.js";
 import { organizationHandlers } from "./organizations/handlers.js";
+import { invitationHandlers } from "./invitations/handlers.js";
 
 /** Every resource of the accounts service, each from its own folder. */
 export function accountsRoutes(kit: AccountsKit) {
-  const resources = [userHandlers(kit), identityHandlers(kit), workspaceHandlers(kit), organizationHandlers(kit)];
+  const resources = [userHandlers(kit), identityHandlers(kit), workspaceHandlers(kit), organizationHandlers(kit), invitationHandlers(kit)];
   return (router: ConnectRouter) => {
     for (const register of resources) register(router);
   };

@@ -148,7 +148,7 @@ function workspaceUserMessage(m: MembershipRow, member: OrganizationUserRow, pro
 }
 
 /** One workspace_user event per membership, in the membership's workspace. */
-async function emitMemberships(emit: Emit, action: EntityAction, memberships: MembershipRow[], member: OrganizationUserRow, profile: UserProfile, actor: bigint, now: Date) {
+export async function emitMemberships(emit: Emit, action: EntityAction, memberships: MembershipRow[], member: OrganizationUserRow, profile: UserProfile, actor: bigint, now: Date) {
   for (const m of memberships) {
     await emit(entityEvent({ entity: "workspace_user", action, schema: WorkspaceUserSchema, message: workspaceUserMessage(m, member, profile, now), workspaceId: BigInt(m.workspace_id), userId: actor }));
   }

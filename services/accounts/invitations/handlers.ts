@@ -1,0 +1,156 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { InvitationService, type Invitation } from "../../../gen/accounts/v1/invitations_pb.js";
+import { badRequest, forbidden, notFound } from "../../../lib/errors.js";
+import { randomToken } from "../../../lib/ids.js";
+import { requireUser } from "../../../lib/identity.js";
+import type { AccountsKit } from "../kit.js";
+import { hashToken } from "../users/credentials.js";
+import { OrganizationGate } from "../organizations/scope.js";
+import { checkSeatFree, isPaid } from "../organizations/rules.js";
+import { activeSeats, defaultWorkspaceIfNone, insertMembership, memberForChange, membershipsIn, organizationUsers, organizations, userProfile, workspacesAmong } from "../organizations/store.js";
+import { emitMemberships } from "../organizations/handlers.js";
+import { INVITATION_LIMIT, invitationInput, inviteUrl } from "./rules.js";
+import { accountOf, invitationByCodeForChange, invitations, pendingWithoutAccount, sentSince, type InvitationRow } from "./store.js";
+import { invitationMail, joinedMail } from "./mails.js";
+
+const invalidCode = () => notFound("Invalid invitation code");
+
+/**
+ * Invitations: organization admins invite addresses into the organization and some of its
+ * workspaces; the mail carries a code that the invited person, signed in with that address,
+ * accepts (joins) or rejects. An invited account holds a seat from the invitation on.
+ */
+export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsKit) {
+  const { db } = storage;
+  const gate = new OrganizationGate(db);
+
+  /** The pending invitation of a code, for the signed-in user it was sent to (403 for anyone else). */
+  async function invitationForCaller(trx: Parameters<typeof invitationByCodeForChange>[0], code: string, userId: bigint): Promise<{ invitation: InvitationRow; user: { id: number; email: string } }> {
+    const invitation = await invitationByCodeForChange(trx, hashToken(code));
+    if (!invitation || invitation.state !== "pending") throw invalidCode();
+    const user = await trx("users").where({ id: Number(userId) }).first("id", "email");
+    if (!user || String(user.email) !== invitation.email) throw forbidden("Forbidden");
+    return { invitation, user: { id: Number(user.id), email: String(user.email) } };
+  }
+
+  return (router: ConnectRouter) =>
+    router.service(InvitationService, {
+      async createInvitations(req, ctx) {
+        const scope = await gate.scope(ctx, req.organizationId, { admin: "Forbidden", missing: () => badRequest("Invalid organization id") });
+        const input = invitationInput(req);
+        const organization = scope.organization;
+        const now = clock.now();
+        const sender = await userProfile(db, Number(scope.userId));
+        const data = await storage.change(async (trx, _emit, mail) => {
+          const known = await workspacesAmong(trx, organization.id, input.workspaces.map((w) => w.workspace_id));
+          if (known.length !== input.workspaces.length) throw badRequest("invalid workspace ID");
+          const limit = isPaid(organization) ? INVITATION_LIMIT.paid : INVITATION_LIMIT.free;
+          if ((await sentSince(trx, organization.id, new Date(now.getTime() - INVITATION_LIMIT.windowMs))) + input.emails.length > limit) {
+            throw badRequest("Invitation limit reached (please try again later; or upgrade)");
+          }
+          const answers: Invitation[] = [];
+          let seats = (await activeSeats(trx, organization.id)) + (await pendingWithoutAccount(trx, organization.id));
+          for (const email of input.emails) {
+            const account = await accountOf(trx, email);
+            const member = account ? await memberForChange(trx, organization.id, account.id) : undefined;
+            if (member?.inactive) throw badRequest(`User with e-mail '${email}' is already an inactive member of the organization`);
+            // A joined member needs no invitation; one already invited gets a new one (the old stays valid).
+            if (member?.joined) continue;
+            if (!member) {
+              checkSeatFree(isPaid(organization), seats);
+              seats++;
+              if (account) {
+                await organizationUsers.insert(trx, {
+                  organization_id: organization.id, user_id: account.id, admin: false, owner: false, inactive: false, joined: false, role: "user",
+                  rate: null, rate_last_updated: null, labour_cost: null, working_hours_in_minutes: null, created_at: now, updated_at: now,
+                });
+              }
+            }
+            const code = randomToken(24);
+            const row = await invitations.insert(trx, {
+              organization_id: organization.id, code_hash: hashToken(code), code_sealed: box.seal(code), email, recipient_id: account?.id ?? null,
+              sender_id: Number(scope.userId), workspaces: input.workspaces, state: "pending", created_at: now, updated_at: now,
+            });
+            const url = inviteUrl(publicUrl, code);
+            await mail(invitationMail(email, sender.fullname, organization.name, url, publicUrl));
+            answers.push({
+              $typeName: "accounts.v1.Invitation", email, invitationId: BigInt(row.id), inviteUrl: url, organizationId: BigInt(organization.id),
+              recipientId: BigInt(account?.id ?? 0), senderId: scope.userId,
+              workspaces: input.workspaces.map((w) => ({ $typeName: "accounts.v1.InvitedWorkspace", userId: BigInt(account?.id ?? 0), workspaceId: BigInt(w.workspace_id), workspaceUserId: 0n })),
+            });
+          }
+          return answers;
+        });
+        const invited = new Set(data.map((d) => d.email));
+        const messages = input.emails.filter((e) => !invited.has(e)).map((e) => `User with e-mail '${e}' is already a member of the organization`);
+        return { data, messages };
+      },
+
+      async acceptInvitation(req, ctx) {
+        const userId = requireUser(ctx);
+        const now = clock.now();
+        await storage.change(async (trx, emit, mail) => {
+          const { invitation, user } = await invitationForCaller(trx, req.invitationCode, userId);
+          const organization = await organizations.get(trx, invitation.organization_id, BigInt(invitation.organization_id));
+          if (!organization) throw invalidCode();
+          let member = await memberForChange(trx, organization.id, user.id);
+          if (member?.inactive) throw forbidden("Forbidden");
+          if (!member) {
+            // An address that had no account holds its seat through the invitation until now.
+            member = await organizationUsers.insert(trx, {
+              organization_id: organization.id, user_id: user.id, admin: false, owner: false, inactive: false, joined: true, role: "user",
+              rate: null, rate_last_updated: null, labour_cost: null, working_hours_in_minutes: null, created_at: now, updated_at: now,
+            });
+          } else if (!member.joined) {
+            member = await organizationUsers.update(trx, member, { joined: true, updated_at: now });
+          }
+          const existing = new Set((await membershipsIn(trx, organization.id, [user.id])).map((m) => m.workspace_id));
+          const stillThere = new Set(await workspacesAmong(trx, organization.id, invitation.workspaces.map((w) => w.workspace_id)));
+          const names = new Map<number, string>((await trx("workspaces").whereIn("id", [...stillThere]).select("id", "name")).map((w: { id: number; name: string }) => [Number(w.id), String(w.name)]));
+          const added = [];
+          for (const w of invitation.workspaces) {
+            if (!stillThere.has(w.workspace_id) || existing.has(w.workspace_id)) continue;
+            added.push(await insertMembership(trx, { workspace_id: w.workspace_id, user_id: user.id, admin: w.admin, role: w.admin ? "admin" : w.role, active: true }, names.get(w.workspace_id) ?? ""));
+            await defaultWorkspaceIfNone(trx, user.id, w.workspace_id);
+          }
+          await invitations.update(trx, invitation, { state: "joined", recipient_id: user.id, updated_at: now });
+          const profile = await userProfile(trx, user.id);
+          await emitMemberships(emit, "created", added, member, profile, userId, now);
+          const sender = await trx("users").where({ id: invitation.sender_id }).whereNull("closed_at").first("email");
+          if (sender) await mail(joinedMail(String(sender.email), profile.fullname, organization.name));
+        });
+        return { status: "OK" };
+      },
+
+      async rejectInvitation(req, ctx) {
+        const userId = requireUser(ctx);
+        await storage.change(async (trx) => {
+          const { invitation, user } = await invitationForCaller(trx, req.invitationCode, userId);
+          const member = await memberForChange(trx, invitation.organization_id, user.id);
+          if (member && !member.joined) await organizationUsers.delete(trx, member);
+          await invitations.update(trx, invitation, { state: "deleted", updated_at: clock.now() });
+        });
+        return { status: "OK" };
+      },
+
+      async resendInvitation(req, ctx) {
+        const scope = await gate.scope(ctx, req.organizationId, { admin: "Forbidden", missing: () => badRequest("Invalid organization id") });
+        const sender = await userProfile(db, Number(scope.userId));
+        const missing = () => notFound("Invitation code not found");
+        await storage.change(async (trx, _emit, mail) => {
+          // By the id the creation answered, or by the code of the invite URL.
+          const found = /^\d{1,15}$/.test(req.invitationCode)
+            ? await invitations.query(trx, scope.organization.id).andWhere({ id: Number(req.invitationCode) }).first().forUpdate()
+            : await trx(invitations.table).where({ code_hash: hashToken(req.invitationCode) }).first().forUpdate();
+          if (!found) throw missing();
+          const invitation = invitations.read(found);
+          if (invitation.organization_id !== scope.organization.id) throw badRequest("Organization ID and invitation organization ID mismatch");
+          if (invitation.state !== "pending") throw missing();
+          const url = inviteUrl(publicUrl, box.open(invitation.code_sealed));
+          await mail(invitationMail(invitation.email, sender.fullname, scope.organization.name, url, publicUrl));
+          await invitations.update(trx, invitation, { updated_at: clock.now() });
+        });
+        return { status: "OK" };
+      },
+    });
+}

@@ -1,0 +1,36 @@
+import type { CreateInvitationsRequest } from "../../../gen/accounts/v1/invitations_pb.js";
+import { badRequest } from "../../../lib/errors.js";
+import { storageId } from "../../../lib/ids.js";
+import { isValidEmail } from "../users/rules.js";
+import { ORGANIZATION_ROLES } from "../organizations/rules.js";
+import type { InvitedWorkspace } from "./store.js";
+
+/** Invitations an organization may send within a day, by plan (the specification leaves the window open). */
+export const INVITATION_LIMIT = { free: 20, paid: 200, windowMs: 24 * 3600_000 } as const;
+
+/** The addresses and workspaces of POST /organizations/{id}/invitations, with the reference's messages. */
+export function invitationInput(req: CreateInvitationsRequest): { emails: string[]; workspaces: InvitedWorkspace[] } {
+  if (req.emails.length === 0) throw badRequest("at least one email is required");
+  if (req.workspaces.length === 0) throw badRequest("at least one workspace is required");
+  const emails: string[] = [];
+  for (const raw of req.emails) {
+    const email = raw.trim().toLowerCase();
+    if (!email) throw badRequest("Missing e-mail");
+    if (!isValidEmail(email)) throw badRequest(`Invalid e-mail: '${raw.trim()}'`);
+    if (!emails.includes(email)) emails.push(email);
+  }
+  const workspaces: InvitedWorkspace[] = [];
+  for (const w of req.workspaces) {
+    const id = storageId(w.workspaceId);
+    if (id === undefined) throw badRequest("invalid workspace ID");
+    const role = w.role.trim() || (w.admin ? "admin" : "user");
+    if (!(ORGANIZATION_ROLES as readonly string[]).includes(role)) throw badRequest(`role must be one of ${ORGANIZATION_ROLES.join(", ")}`);
+    if (!workspaces.some((x) => x.workspace_id === id)) workspaces.push({ workspace_id: id, admin: w.admin || role === "admin", role });
+  }
+  return { emails, workspaces };
+}
+
+/** The link that accepts an invitation, on PUBLIC_URL. */
+export function inviteUrl(publicUrl: string, code: string): string {
+  return `${publicUrl}/api/v9/organizations/invitations/${code}/accept`;
+}
