@@ -6,6 +6,7 @@ import { collectRoutes, type RestRoute } from "../gateway/routes.js";
 import { log, startProcess, stopProcess } from "./support.js";
 import { cleanUp, freePort, testEnv } from "../test/support/harness.js";
 import { loadConfig } from "../lib/config.js";
+import { seededRandom } from "../lib/seeded-random.js";
 
 /**
  * `npm run -s fuzz`: malformed requests against the gateway, counting answers of 5xx, hangs and
@@ -25,18 +26,7 @@ const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 20_000);
 const CONCURRENCY = Number(process.env.FUZZ_CONCURRENCY ?? 8);
 const TIMEOUT_MS = Number(process.env.FUZZ_TIMEOUT_MS ?? 10_000);
 
-/** mulberry32: a small seeded generator, so a run is repeatable. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = generator(Number(process.env.FUZZ_SEED ?? 1));
+const random = seededRandom(Number(process.env.FUZZ_SEED ?? 1));
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
 const chance = (p: number) => random() < p;
 

@@ -1,3 +1,5 @@
+import { seededRandom } from "../../lib/seeded-random.js";
+
 /**
  * A realistic synthetic hiring dataset in the import shapes, for demos and benchmarks:
  * openings with tests, categories per opening, tags, and candidates who took quiz (and some
@@ -8,17 +10,6 @@
 
 type Json = Record<string, unknown>;
 
-/** mulberry32: small, fast, good enough for synthetic data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const FIRST = ["Ada", "Alan", "Grace", "Linus", "Margaret", "Dennis", "Barbara", "Ken", "Frances", "Edsger", "Radia", "Tim", "Katherine", "John", "Sophie", "Mateo", "Aiko", "Nia", "Omar", "Ingrid"];
 const LAST = ["Lovelace", "Turing", "Hopper", "Torvalds", "Hamilton", "Ritchie", "Liskov", "Thompson", "Allen", "Dijkstra", "Perlman", "Berners-Lee", "Johnson", "McCarthy", "Wilson", "Garcia", "Tanaka", "Okafor", "Haddad", "Larsen"];
@@ -132,7 +123,7 @@ export class SyntheticHiring {
 
   /** Candidate `i` (0-based) in the single-candidate shape plus `demo`. */
   candidate(i: number): Json {
-    const rand = prng((this.options.seed * 2654435761) ^ (i + 1));
+    const rand = seededRandom((this.options.seed * 2654435761) ^ (i + 1));
     const n = this.options.candidates;
     const opening = Math.floor(rand() * this.openingCount);
     const first = FIRST[Math.floor(rand() * FIRST.length)];
