@@ -9,10 +9,10 @@ import type { ServiceName } from "./config.js";
  */
 export const EVENT_CATALOG: Readonly<Record<ServiceName, Readonly<Record<string, readonly string[]>>>> = {
   hiring: { candidate: ["test.finished", "updated"] },
-  // Workspaces made and deleted with their organization; memberships of workspaces: made with an
+  // Workspaces made (with their organization or alone), changed (settings, constraints), deleted with their organization; memberships of workspaces: made with an
   // organization, changed with its organization user (admin, active, role, paid fields), removed
   // when the user leaves or is removed.
-  accounts: { workspace: ["created", "deleted"], workspace_user: ["created", "updated", "deleted"] },
+  accounts: { workspace: ["created", "updated", "deleted"], workspace_user: ["created", "updated", "deleted"] },
   tracking: { client: ["created", "updated", "deleted"] },
   notifier: {},
 };

@@ -166,6 +166,28 @@ function decodeScalar(type: ScalarType, v: unknown, name: string): unknown {
   return Number(big);
 }
 
+/** How deep free-form JSON (a google.protobuf.Value) may nest. */
+const MAX_JSON_DEPTH = 32;
+
+/** What makes free-form JSON unfit for a google.protobuf.Value: nesting too deep, a number beyond float range. */
+function freeJsonProblem(v: unknown, depth: number): string | undefined {
+  if (depth > MAX_JSON_DEPTH) return `nested deeper than ${MAX_JSON_DEPTH} levels`;
+  if (typeof v === "number") return Number.isFinite(v) ? undefined : "numbers must be finite";
+  const items = Array.isArray(v) ? v : typeof v === "object" && v !== null ? Object.values(v) : [];
+  for (const item of items) {
+    const problem = freeJsonProblem(item, depth + 1);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** Free-form JSON into a Value or ListValue. */
+function freeJson(schema: typeof ValueSchema | typeof ListValueSchema, v: unknown, name: string): unknown {
+  const problem = freeJsonProblem(v, 0);
+  if (problem) throw new RestInputError(`Invalid value for ${name}: ${problem}`);
+  return fromJson(schema, v as JsonValue);
+}
+
 function decodeMessageValue(desc: DescMessage, v: unknown, name: string): unknown {
   switch (desc.typeName) {
     case "google.protobuf.Timestamp": {
@@ -182,10 +204,10 @@ function decodeMessageValue(desc: DescMessage, v: unknown, name: string): unknow
       if (typeof v !== "object" || v === null || Array.isArray(v)) throw new RestInputError(`Invalid value for ${name}: expected object`);
       return v;
     case "google.protobuf.Value":
-      return fromJson(ValueSchema, v as JsonValue);
+      return freeJson(ValueSchema, v, name);
     case "google.protobuf.ListValue":
       if (!Array.isArray(v)) throw new RestInputError(`Invalid value for ${name}: expected array`);
-      return fromJson(ListValueSchema, v as JsonValue);
+      return freeJson(ListValueSchema, v, name);
     default:
       return decodeMessage(desc, v, name);
   }

@@ -4,7 +4,8 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { ClientSchema, CreateClientRequestSchema, ListClientsResponseSchema, RestoreClientRequestSchema } from "../../gen/tracking/v1/clients_pb.js";
 import { CandidateDetailSchema, ListCandidatesRequestSchema, ListCandidatesResponseSchema, OpeningSchema } from "../../gen/hiring/v1/export_pb.js";
 import { ImportRequestSchema } from "../../gen/hiring/v1/admin_pb.js";
-import { coerceParam, decodeMessage, encodeField, encodeMessage, hiringTimestamp, trackingTimestamp, RestInputError } from "../rest-json.js";
+import { PatchGroupRequestSchema } from "../../gen/accounts/v1/groups_pb.js";
+import { coerceParam, decodeField, decodeMessage, encodeField, encodeMessage, hiringTimestamp, trackingTimestamp, RestInputError } from "../rest-json.js";
 
 const field = (desc: { fields: { name: string }[] }, name: string) => desc.fields.find((f) => f.name === name)! as never;
 
@@ -112,6 +113,13 @@ t.test("decoding rejects values of the wrong type with a message naming the fiel
   t.throws(() => decodeMessage(RestoreClientRequestSchema, { restore_all_projects: "yes" }), { name: "RestInputError" });
   t.throws(() => decodeMessage(RestoreClientRequestSchema, { projects: 1 }), { name: "RestInputError" });
   t.throws(() => decodeMessage(ImportRequestSchema, { data: [1] }), { name: "RestInputError" });
+});
+
+t.test("free-form JSON (google.protobuf.Value) refuses deep nesting and numbers beyond float range", async (t) => {
+  const patches = field(PatchGroupRequestSchema, "patches");
+  t.throws(() => decodeField(patches, JSON.parse(`${"[".repeat(100_000)}${"]".repeat(100_000)}`)), { name: "RestInputError" });
+  t.throws(() => decodeField(patches, JSON.parse(`{"a":${"1".repeat(400)}}`)), { name: "RestInputError" });
+  t.match(decodeField(patches, [{ op: "add", value: [1] }]), { kind: { case: "listValue" } });
 });
 
 t.test("query and path strings are coerced to the field's type", async (t) => {

@@ -212,4 +212,39 @@ export const migrations: Migration[] = [
       await knex.schema.dropTable("invitations");
     },
   },
+  {
+    // Groups of an organization (groups/): named sets of its users, assigned to its workspaces. A
+    // name is unique in its organization; users and workspaces are read back through the
+    // organization's rows, so a user who left or a workspace deleted is no longer shown.
+    name: "0040_groups",
+    async up(knex) {
+      await knex.schema.createTable("groups", (t) => {
+        t.bigIncrements("id");
+        t.bigInteger("organization_id").notNullable();
+        t.string("name", 200).notNullable();
+        t.dateTime("created_at", { precision: 6 }).notNullable();
+        t.dateTime("updated_at", { precision: 6 }).notNullable();
+        t.unique(["organization_id", "name"]);
+      });
+      await knex.schema.createTable("group_users", (t) => {
+        t.bigIncrements("id");
+        t.bigInteger("group_id").notNullable();
+        t.bigInteger("user_id").notNullable();
+        t.unique(["group_id", "user_id"]);
+        t.index(["user_id"]);
+      });
+      await knex.schema.createTable("group_workspaces", (t) => {
+        t.bigIncrements("id");
+        t.bigInteger("group_id").notNullable();
+        t.bigInteger("workspace_id").notNullable();
+        t.unique(["group_id", "workspace_id"]);
+        t.index(["workspace_id"]);
+      });
+    },
+    async down(knex) {
+      await knex.schema.dropTable("group_workspaces");
+      await knex.schema.dropTable("group_users");
+      await knex.schema.dropTable("groups");
+    },
+  },
 ];

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file accounts/v1/workspaces.proto.
  */
 export const file_accounts_v1_workspaces: GenFile = /*@__PURE__*/
-  fileDesc("ChxhY2NvdW50cy92MS93b3Jrc3BhY2VzLnByb3RvEgthY2NvdW50cy52MSKfAQoUVGltZUVudHJ5Q29uc3RyYWludHMSGwoTZGVzY3JpcHRpb25fcHJlc2VudBgBIAEoCBIXCg9wcm9qZWN0X3ByZXNlbnQYAiABKAgSEwoLdGFnX3ByZXNlbnQYAyABKAgSFAoMdGFza19wcmVzZW50GAQgASgIEiYKHnRpbWVfZW50cnlfY29uc3RyYWludHNfZW5hYmxlZBgFIAEoCCLFCQoJV29ya3NwYWNlEgoKAmlkGAEgASgDEhcKD29yZ2FuaXphdGlvbl9pZBgCIAEoAxIMCgRuYW1lGAMgASgJEg0KBWFkbWluGAQgASgIEgwKBHJvbGUYBSABKAkSDwoHcHJlbWl1bRgGIAEoCBITCgtidXNpbmVzc193cxgHIAEoCBIbChNkZWZhdWx0X2hvdXJseV9yYXRlGAggASgBEhgKEGRlZmF1bHRfY3VycmVuY3kYCSABKAkSJwofb25seV9hZG1pbnNfbWF5X2NyZWF0ZV9wcm9qZWN0cxgKIAEoCBIjChtvbmx5X2FkbWluc19tYXlfY3JlYXRlX3RhZ3MYCyABKAgSJgoeb25seV9hZG1pbnNfc2VlX2JpbGxhYmxlX3JhdGVzGAwgASgIEiYKHm9ubHlfYWRtaW5zX3NlZV90ZWFtX2Rhc2hib2FyZBgNIAEoCBIkChxwcm9qZWN0c19iaWxsYWJsZV9ieV9kZWZhdWx0GA4gASgIEiMKG3Byb2plY3RzX3ByaXZhdGVfYnlfZGVmYXVsdBgPIAEoCBIhChlwcm9qZWN0c19lbmZvcmNlX2JpbGxhYmxlGBAgASgIEiEKGWxpbWl0X3B1YmxpY19wcm9qZWN0X2RhdGEYESABKAgSGAoQcmVwb3J0c19jb2xsYXBzZRgSIAEoCBIQCghyb3VuZGluZxgTIAEoBRIYChByb3VuZGluZ19taW51dGVzGBQgASgFEjUKEXJhdGVfbGFzdF91cGRhdGVkGBUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBImCgJhdBgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMQoNbGFzdF9tb2RpZmllZBgXIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIbG9nb191cmwYGCABKAkSFAoMaWNhbF9lbmFibGVkGBkgASgIEhUKCGljYWxfdXJsGBogASgJSACIAQESHAoUaGlkZV9zdGFydF9lbmRfdGltZXMYGyABKAgSJQoYd29ya2luZ19ob3Vyc19pbl9taW51dGVzGBwgASgFSAGIAQESJAoXbWF4X2RhdGFfcmV0ZW50aW9uX2RheXMYHSABKAVIAogBARIwCgxzdXNwZW5kZWRfYXQYHiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEXNlcnZlcl9kZWxldGVkX2F0GB8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI5Cg50ZV9jb25zdHJhaW50cxggIAEoCzIhLmFjY291bnRzLnYxLlRpbWVFbnRyeUNvbnN0cmFpbnRzEhgKC3Blcm1pc3Npb25zGCEgASgJSAOIAQESFgoJYXBpX3Rva2VuGCIgASgJSASIAQESFAoHcHJvZmlsZRgjIAEoBUgFiAEBQgsKCV9pY2FsX3VybEIbChlfd29ya2luZ19ob3Vyc19pbl9taW51dGVzQhoKGF9tYXhfZGF0YV9yZXRlbnRpb25fZGF5c0IOCgxfcGVybWlzc2lvbnNCDAoKX2FwaV90b2tlbkIKCghfcHJvZmlsZSIXChVMaXN0V29ya3NwYWNlc1JlcXVlc3QiRAoWTGlzdFdvcmtzcGFjZXNSZXNwb25zZRIqCgp3b3Jrc3BhY2VzGAEgAygLMhYuYWNjb3VudHMudjEuV29ya3NwYWNlMrYBChBXb3Jrc3BhY2VTZXJ2aWNlEpsBCg5MaXN0V29ya3NwYWNlcxIiLmFjY291bnRzLnYxLkxpc3RXb3Jrc3BhY2VzUmVxdWVzdBojLmFjY291bnRzLnYxLkxpc3RXb3Jrc3BhY2VzUmVzcG9uc2UiQKK7GDwKA0dFVBISL2FwaS92OS93b3Jrc3BhY2VzGhUvYXBpL3Y5L21lL3dvcmtzcGFjZXMqCndvcmtzcGFjZXMaBKi7GAJiBnByb3RvMw", [file_gateway_v1_annotations, file_google_protobuf_timestamp]);
+  fileDesc("ChxhY2NvdW50cy92MS93b3Jrc3BhY2VzLnByb3RvEgthY2NvdW50cy52MSKfAQoUVGltZUVudHJ5Q29uc3RyYWludHMSGwoTZGVzY3JpcHRpb25fcHJlc2VudBgBIAEoCBIXCg9wcm9qZWN0X3ByZXNlbnQYAiABKAgSEwoLdGFnX3ByZXNlbnQYAyABKAgSFAoMdGFza19wcmVzZW50GAQgASgIEiYKHnRpbWVfZW50cnlfY29uc3RyYWludHNfZW5hYmxlZBgFIAEoCCLFCQoJV29ya3NwYWNlEgoKAmlkGAEgASgDEhcKD29yZ2FuaXphdGlvbl9pZBgCIAEoAxIMCgRuYW1lGAMgASgJEg0KBWFkbWluGAQgASgIEgwKBHJvbGUYBSABKAkSDwoHcHJlbWl1bRgGIAEoCBITCgtidXNpbmVzc193cxgHIAEoCBIbChNkZWZhdWx0X2hvdXJseV9yYXRlGAggASgBEhgKEGRlZmF1bHRfY3VycmVuY3kYCSABKAkSJwofb25seV9hZG1pbnNfbWF5X2NyZWF0ZV9wcm9qZWN0cxgKIAEoCBIjChtvbmx5X2FkbWluc19tYXlfY3JlYXRlX3RhZ3MYCyABKAgSJgoeb25seV9hZG1pbnNfc2VlX2JpbGxhYmxlX3JhdGVzGAwgASgIEiYKHm9ubHlfYWRtaW5zX3NlZV90ZWFtX2Rhc2hib2FyZBgNIAEoCBIkChxwcm9qZWN0c19iaWxsYWJsZV9ieV9kZWZhdWx0GA4gASgIEiMKG3Byb2plY3RzX3ByaXZhdGVfYnlfZGVmYXVsdBgPIAEoCBIhChlwcm9qZWN0c19lbmZvcmNlX2JpbGxhYmxlGBAgASgIEiEKGWxpbWl0X3B1YmxpY19wcm9qZWN0X2RhdGEYESABKAgSGAoQcmVwb3J0c19jb2xsYXBzZRgSIAEoCBIQCghyb3VuZGluZxgTIAEoBRIYChByb3VuZGluZ19taW51dGVzGBQgASgFEjUKEXJhdGVfbGFzdF91cGRhdGVkGBUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBImCgJhdBgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMQoNbGFzdF9tb2RpZmllZBgXIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIbG9nb191cmwYGCABKAkSFAoMaWNhbF9lbmFibGVkGBkgASgIEhUKCGljYWxfdXJsGBogASgJSACIAQESHAoUaGlkZV9zdGFydF9lbmRfdGltZXMYGyABKAgSJQoYd29ya2luZ19ob3Vyc19pbl9taW51dGVzGBwgASgFSAGIAQESJAoXbWF4X2RhdGFfcmV0ZW50aW9uX2RheXMYHSABKAVIAogBARIwCgxzdXNwZW5kZWRfYXQYHiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEXNlcnZlcl9kZWxldGVkX2F0GB8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI5Cg50ZV9jb25zdHJhaW50cxggIAEoCzIhLmFjY291bnRzLnYxLlRpbWVFbnRyeUNvbnN0cmFpbnRzEhgKC3Blcm1pc3Npb25zGCEgASgJSAOIAQESFgoJYXBpX3Rva2VuGCIgASgJSASIAQESFAoHcHJvZmlsZRgjIAEoBUgFiAEBQgsKCV9pY2FsX3VybEIbChlfd29ya2luZ19ob3Vyc19pbl9taW51dGVzQhoKGF9tYXhfZGF0YV9yZXRlbnRpb25fZGF5c0IOCgxfcGVybWlzc2lvbnNCDAoKX2FwaV90b2tlbkIKCghfcHJvZmlsZSIXChVMaXN0V29ya3NwYWNlc1JlcXVlc3QiRAoWTGlzdFdvcmtzcGFjZXNSZXNwb25zZRIqCgp3b3Jrc3BhY2VzGAEgAygLMhYuYWNjb3VudHMudjEuV29ya3NwYWNlIisKE0dldFdvcmtzcGFjZVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDIkEKFEdldFdvcmtzcGFjZVJlc3BvbnNlEikKCXdvcmtzcGFjZRgBIAEoCzIWLmFjY291bnRzLnYxLldvcmtzcGFjZSL3BwoWVXBkYXRlV29ya3NwYWNlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSGgoEbmFtZRgCIAEoCUIHsrsYAwjoB0gAiAEBEiAKBmFkbWlucxgDIAMoA0IQsrsYDBj/////////DyDoBxIlChBkZWZhdWx0X2N1cnJlbmN5GAQgASgJQgayuxgCCApIAYgBARIuChNkZWZhdWx0X2hvdXJseV9yYXRlGAUgASgBQgyyuxgIEAAYgJTr3ANIAogBARIqChRpbml0aWFsX3ByaWNpbmdfcGxhbhgGIAEoA0IHsrsYAxjoB0gDiAEBEiwKH29ubHlfYWRtaW5zX21heV9jcmVhdGVfcHJvamVjdHMYByABKAhIBIgBARIoChtvbmx5X2FkbWluc19tYXlfY3JlYXRlX3RhZ3MYCCABKAhIBYgBARIrCh5vbmx5X2FkbWluc19zZWVfYmlsbGFibGVfcmF0ZXMYCSABKAhIBogBARIrCh5vbmx5X2FkbWluc19zZWVfdGVhbV9kYXNoYm9hcmQYCiABKAhIB4gBARIpChxwcm9qZWN0c19iaWxsYWJsZV9ieV9kZWZhdWx0GAsgASgISAiIAQESKAobcHJvamVjdHNfcHJpdmF0ZV9ieV9kZWZhdWx0GAwgASgISAmIAQESHQoQcmVwb3J0c19jb2xsYXBzZRgNIAEoCEgKiAEBEiUKEHJhdGVfY2hhbmdlX21vZGUYDiABKAlCBrK7GAIIZEgLiAEBEikKCHJvdW5kaW5nGA8gASgFQhKyuxgOEJj4/////////wEY6AdIDIgBARIoChByb3VuZGluZ19taW51dGVzGBAgASgFQgmyuxgFEAAYoAtIDYgBAUIHCgVfbmFtZUITChFfZGVmYXVsdF9jdXJyZW5jeUIWChRfZGVmYXVsdF9ob3VybHlfcmF0ZUIXChVfaW5pdGlhbF9wcmljaW5nX3BsYW5CIgogX29ubHlfYWRtaW5zX21heV9jcmVhdGVfcHJvamVjdHNCHgocX29ubHlfYWRtaW5zX21heV9jcmVhdGVfdGFnc0IhCh9fb25seV9hZG1pbnNfc2VlX2JpbGxhYmxlX3JhdGVzQiEKH19vbmx5X2FkbWluc19zZWVfdGVhbV9kYXNoYm9hcmRCHwodX3Byb2plY3RzX2JpbGxhYmxlX2J5X2RlZmF1bHRCHgocX3Byb2plY3RzX3ByaXZhdGVfYnlfZGVmYXVsdEITChFfcmVwb3J0c19jb2xsYXBzZUITChFfcmF0ZV9jaGFuZ2VfbW9kZUILCglfcm91bmRpbmdCEwoRX3JvdW5kaW5nX21pbnV0ZXMiRAoXVXBkYXRlV29ya3NwYWNlUmVzcG9uc2USKQoJd29ya3NwYWNlGAEgASgLMhYuYWNjb3VudHMudjEuV29ya3NwYWNlIvoHChZDcmVhdGVXb3Jrc3BhY2VSZXF1ZXN0EhcKD29yZ2FuaXphdGlvbl9pZBgBIAEoAxIaCgRuYW1lGAIgASgJQgeyuxgDCOgHSACIAQESIAoGYWRtaW5zGAMgAygDQhCyuxgMGP////////8PIOgHEiUKEGRlZmF1bHRfY3VycmVuY3kYBCABKAlCBrK7GAIICkgBiAEBEi4KE2RlZmF1bHRfaG91cmx5X3JhdGUYBSABKAFCDLK7GAgQABiAlOvcA0gCiAEBEioKFGluaXRpYWxfcHJpY2luZ19wbGFuGAYgASgDQgeyuxgDGOgHSAOIAQESLAofb25seV9hZG1pbnNfbWF5X2NyZWF0ZV9wcm9qZWN0cxgHIAEoCEgEiAEBEigKG29ubHlfYWRtaW5zX21heV9jcmVhdGVfdGFncxgIIAEoCEgFiAEBEisKHm9ubHlfYWRtaW5zX3NlZV9iaWxsYWJsZV9yYXRlcxgJIAEoCEgGiAEBEisKHm9ubHlfYWRtaW5zX3NlZV90ZWFtX2Rhc2hib2FyZBgKIAEoCEgHiAEBEikKHHByb2plY3RzX2JpbGxhYmxlX2J5X2RlZmF1bHQYCyABKAhICIgBARIoChtwcm9qZWN0c19wcml2YXRlX2J5X2RlZmF1bHQYDCABKAhICYgBARIdChByZXBvcnRzX2NvbGxhcHNlGA0gASgISAqIAQESJQoQcmF0ZV9jaGFuZ2VfbW9kZRgOIAEoCUIGsrsYAghkSAuIAQESKQoIcm91bmRpbmcYDyABKAVCErK7GA4QmPj/////////ARjoB0gMiAEBEigKEHJvdW5kaW5nX21pbnV0ZXMYECABKAVCCbK7GAUQABigC0gNiAEBQgcKBV9uYW1lQhMKEV9kZWZhdWx0X2N1cnJlbmN5QhYKFF9kZWZhdWx0X2hvdXJseV9yYXRlQhcKFV9pbml0aWFsX3ByaWNpbmdfcGxhbkIiCiBfb25seV9hZG1pbnNfbWF5X2NyZWF0ZV9wcm9qZWN0c0IeChxfb25seV9hZG1pbnNfbWF5X2NyZWF0ZV90YWdzQiEKH19vbmx5X2FkbWluc19zZWVfYmlsbGFibGVfcmF0ZXNCIQofX29ubHlfYWRtaW5zX3NlZV90ZWFtX2Rhc2hib2FyZEIfCh1fcHJvamVjdHNfYmlsbGFibGVfYnlfZGVmYXVsdEIeChxfcHJvamVjdHNfcHJpdmF0ZV9ieV9kZWZhdWx0QhMKEV9yZXBvcnRzX2NvbGxhcHNlQhMKEV9yYXRlX2NoYW5nZV9tb2RlQgsKCV9yb3VuZGluZ0ITChFfcm91bmRpbmdfbWludXRlcyJEChdDcmVhdGVXb3Jrc3BhY2VSZXNwb25zZRIpCgl3b3Jrc3BhY2UYASABKAsyFi5hY2NvdW50cy52MS5Xb3Jrc3BhY2UiLwoOV29ya3NwYWNlQWRtaW4SDAoEbmFtZRgBIAEoCRIPCgd1c2VyX2lkGAIgASgDIm8KE1dvcmtzcGFjZVN0YXRpc3RpY3MSKwoGYWRtaW5zGAEgAygLMhsuYWNjb3VudHMudjEuV29ya3NwYWNlQWRtaW4SFAoMZ3JvdXBzX2NvdW50GAIgASgDEhUKDW1lbWJlcnNfY291bnQYAyABKAMiNQodR2V0V29ya3NwYWNlU3RhdGlzdGljc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDIlYKHkdldFdvcmtzcGFjZVN0YXRpc3RpY3NSZXNwb25zZRI0CgpzdGF0aXN0aWNzGAEgASgLMiAuYWNjb3VudHMudjEuV29ya3NwYWNlU3RhdGlzdGljcyJFCipMaXN0T3JnYW5pemF0aW9uV29ya3NwYWNlU3RhdGlzdGljc1JlcXVlc3QSFwoPb3JnYW5pemF0aW9uX2lkGAEgASgDIuABCitMaXN0T3JnYW5pemF0aW9uV29ya3NwYWNlU3RhdGlzdGljc1Jlc3BvbnNlElwKCnN0YXRpc3RpY3MYASADKAsySC5hY2NvdW50cy52MS5MaXN0T3JnYW5pemF0aW9uV29ya3NwYWNlU3RhdGlzdGljc1Jlc3BvbnNlLlN0YXRpc3RpY3NFbnRyeRpTCg9TdGF0aXN0aWNzRW50cnkSCwoDa2V5GAEgASgDEi8KBXZhbHVlGAIgASgLMiAuYWNjb3VudHMudjEuV29ya3NwYWNlU3RhdGlzdGljczoCOAEiNgoeR2V0VGltZUVudHJ5Q29uc3RyYWludHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAyJZCh9HZXRUaW1lRW50cnlDb25zdHJhaW50c1Jlc3BvbnNlEjYKC2NvbnN0cmFpbnRzGAEgASgLMiEuYWNjb3VudHMudjEuVGltZUVudHJ5Q29uc3RyYWludHMiyAIKHlNldFRpbWVFbnRyeUNvbnN0cmFpbnRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSIAoTZGVzY3JpcHRpb25fcHJlc2VudBgCIAEoCEgAiAEBEhwKD3Byb2plY3RfcHJlc2VudBgDIAEoCEgBiAEBEhgKC3RhZ19wcmVzZW50GAQgASgISAKIAQESGQoMdGFza19wcmVzZW50GAUgASgISAOIAQESKwoedGltZV9lbnRyeV9jb25zdHJhaW50c19lbmFibGVkGAYgASgISASIAQFCFgoUX2Rlc2NyaXB0aW9uX3ByZXNlbnRCEgoQX3Byb2plY3RfcHJlc2VudEIOCgxfdGFnX3ByZXNlbnRCDwoNX3Rhc2tfcHJlc2VudEIhCh9fdGltZV9lbnRyeV9jb25zdHJhaW50c19lbmFibGVkIi4KH1NldFRpbWVFbnRyeUNvbnN0cmFpbnRzUmVzcG9uc2USCwoDd2lkGAEgASgDMsALChBXb3Jrc3BhY2VTZXJ2aWNlEpsBCg5MaXN0V29ya3NwYWNlcxIiLmFjY291bnRzLnYxLkxpc3RXb3Jrc3BhY2VzUmVxdWVzdBojLmFjY291bnRzLnYxLkxpc3RXb3Jrc3BhY2VzUmVzcG9uc2UiQKK7GDwKA0dFVBISL2FwaS92OS93b3Jrc3BhY2VzGhUvYXBpL3Y5L21lL3dvcmtzcGFjZXMqCndvcmtzcGFjZXMSjAEKDEdldFdvcmtzcGFjZRIgLmFjY291bnRzLnYxLkdldFdvcmtzcGFjZVJlcXVlc3QaIS5hY2NvdW50cy52MS5HZXRXb3Jrc3BhY2VSZXNwb25zZSI3orsYMwoDR0VUEiEvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0qCXdvcmtzcGFjZRKYAQoPVXBkYXRlV29ya3NwYWNlEiMuYWNjb3VudHMudjEuVXBkYXRlV29ya3NwYWNlUmVxdWVzdBokLmFjY291bnRzLnYxLlVwZGF0ZVdvcmtzcGFjZVJlc3BvbnNlIjqiuxg2CgNQVVQSIS9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfSIBKioJd29ya3NwYWNlEqoBCg9DcmVhdGVXb3Jrc3BhY2USIy5hY2NvdW50cy52MS5DcmVhdGVXb3Jrc3BhY2VSZXF1ZXN0GiQuYWNjb3VudHMudjEuQ3JlYXRlV29ya3NwYWNlUmVzcG9uc2UiTKK7GEgKBFBPU1QSMi9hcGkvdjkvb3JnYW5pemF0aW9ucy97b3JnYW5pemF0aW9uX2lkfS93b3Jrc3BhY2VzIgEqKgl3b3Jrc3BhY2UStgEKFkdldFdvcmtzcGFjZVN0YXRpc3RpY3MSKi5hY2NvdW50cy52MS5HZXRXb3Jrc3BhY2VTdGF0aXN0aWNzUmVxdWVzdBorLmFjY291bnRzLnYxLkdldFdvcmtzcGFjZVN0YXRpc3RpY3NSZXNwb25zZSJDorsYPwoDR0VUEiwvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vc3RhdGlzdGljcyoKc3RhdGlzdGljcxLuAQojTGlzdE9yZ2FuaXphdGlvbldvcmtzcGFjZVN0YXRpc3RpY3MSNy5hY2NvdW50cy52MS5MaXN0T3JnYW5pemF0aW9uV29ya3NwYWNlU3RhdGlzdGljc1JlcXVlc3QaOC5hY2NvdW50cy52MS5MaXN0T3JnYW5pemF0aW9uV29ya3NwYWNlU3RhdGlzdGljc1Jlc3BvbnNlIlSiuxhQCgNHRVQSPS9hcGkvdjkvb3JnYW5pemF0aW9ucy97b3JnYW5pemF0aW9uX2lkfS93b3Jrc3BhY2VzL3N0YXRpc3RpY3MqCnN0YXRpc3RpY3MSxgEKF0dldFRpbWVFbnRyeUNvbnN0cmFpbnRzEisuYWNjb3VudHMudjEuR2V0VGltZUVudHJ5Q29uc3RyYWludHNSZXF1ZXN0GiwuYWNjb3VudHMudjEuR2V0VGltZUVudHJ5Q29uc3RyYWludHNSZXNwb25zZSJQorsYTAoDR0VUEjgvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vdGltZV9lbnRyeV9jb25zdHJhaW50cyoLY29uc3RyYWludHMSvQEKF1NldFRpbWVFbnRyeUNvbnN0cmFpbnRzEisuYWNjb3VudHMudjEuU2V0VGltZUVudHJ5Q29uc3RyYWludHNSZXF1ZXN0GiwuYWNjb3VudHMudjEuU2V0VGltZUVudHJ5Q29uc3RyYWludHNSZXNwb25zZSJHorsYQwoEUE9TVBI4L2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3RpbWVfZW50cnlfY29uc3RyYWludHMiASoaBKi7GAJiBnByb3RvMw", [file_gateway_v1_annotations, file_google_protobuf_timestamp]);
 
 /**
  * Time entry constraints of a workspace: what every time entry must carry.
@@ -284,6 +284,474 @@ export const ListWorkspacesResponseSchema: GenMessage<ListWorkspacesResponse> = 
   messageDesc(file_accounts_v1_workspaces, 3);
 
 /**
+ * @generated from message accounts.v1.GetWorkspaceRequest
+ */
+export type GetWorkspaceRequest = Message<"accounts.v1.GetWorkspaceRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+};
+
+/**
+ * Describes the message accounts.v1.GetWorkspaceRequest.
+ * Use `create(GetWorkspaceRequestSchema)` to create a new message.
+ */
+export const GetWorkspaceRequestSchema: GenMessage<GetWorkspaceRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 4);
+
+/**
+ * @generated from message accounts.v1.GetWorkspaceResponse
+ */
+export type GetWorkspaceResponse = Message<"accounts.v1.GetWorkspaceResponse"> & {
+  /**
+   * @generated from field: accounts.v1.Workspace workspace = 1;
+   */
+  workspace?: Workspace | undefined;
+};
+
+/**
+ * Describes the message accounts.v1.GetWorkspaceResponse.
+ * Use `create(GetWorkspaceResponseSchema)` to create a new message.
+ */
+export const GetWorkspaceResponseSchema: GenMessage<GetWorkspaceResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 5);
+
+/**
+ * @generated from message accounts.v1.UpdateWorkspaceRequest
+ */
+export type UpdateWorkspaceRequest = Message<"accounts.v1.UpdateWorkspaceRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+
+  /**
+   * @generated from field: optional string name = 2;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: repeated int64 admins = 3;
+   */
+  admins: bigint[];
+
+  /**
+   * @generated from field: optional string default_currency = 4;
+   */
+  defaultCurrency?: string | undefined;
+
+  /**
+   * @generated from field: optional double default_hourly_rate = 5;
+   */
+  defaultHourlyRate?: number | undefined;
+
+  /**
+   * @generated from field: optional int64 initial_pricing_plan = 6;
+   */
+  initialPricingPlan?: bigint | undefined;
+
+  /**
+   * @generated from field: optional bool only_admins_may_create_projects = 7;
+   */
+  onlyAdminsMayCreateProjects?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool only_admins_may_create_tags = 8;
+   */
+  onlyAdminsMayCreateTags?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool only_admins_see_billable_rates = 9;
+   */
+  onlyAdminsSeeBillableRates?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool only_admins_see_team_dashboard = 10;
+   */
+  onlyAdminsSeeTeamDashboard?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool projects_billable_by_default = 11;
+   */
+  projectsBillableByDefault?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool projects_private_by_default = 12;
+   */
+  projectsPrivateByDefault?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool reports_collapse = 13;
+   */
+  reportsCollapse?: boolean | undefined;
+
+  /**
+   * @generated from field: optional string rate_change_mode = 14;
+   */
+  rateChangeMode?: string | undefined;
+
+  /**
+   * @generated from field: optional int32 rounding = 15;
+   */
+  rounding?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 rounding_minutes = 16;
+   */
+  roundingMinutes?: number | undefined;
+};
+
+/**
+ * Describes the message accounts.v1.UpdateWorkspaceRequest.
+ * Use `create(UpdateWorkspaceRequestSchema)` to create a new message.
+ */
+export const UpdateWorkspaceRequestSchema: GenMessage<UpdateWorkspaceRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 6);
+
+/**
+ * @generated from message accounts.v1.UpdateWorkspaceResponse
+ */
+export type UpdateWorkspaceResponse = Message<"accounts.v1.UpdateWorkspaceResponse"> & {
+  /**
+   * @generated from field: accounts.v1.Workspace workspace = 1;
+   */
+  workspace?: Workspace | undefined;
+};
+
+/**
+ * Describes the message accounts.v1.UpdateWorkspaceResponse.
+ * Use `create(UpdateWorkspaceResponseSchema)` to create a new message.
+ */
+export const UpdateWorkspaceResponseSchema: GenMessage<UpdateWorkspaceResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 7);
+
+/**
+ * @generated from message accounts.v1.CreateWorkspaceRequest
+ */
+export type CreateWorkspaceRequest = Message<"accounts.v1.CreateWorkspaceRequest"> & {
+  /**
+   * @generated from field: int64 organization_id = 1;
+   */
+  organizationId: bigint;
+
+  /**
+   * @generated from field: optional string name = 2;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: repeated int64 admins = 3;
+   */
+  admins: bigint[];
+
+  /**
+   * @generated from field: optional string default_currency = 4;
+   */
+  defaultCurrency?: string | undefined;
+
+  /**
+   * @generated from field: optional double default_hourly_rate = 5;
+   */
+  defaultHourlyRate?: number | undefined;
+
+  /**
+   * @generated from field: optional int64 initial_pricing_plan = 6;
+   */
+  initialPricingPlan?: bigint | undefined;
+
+  /**
+   * @generated from field: optional bool only_admins_may_create_projects = 7;
+   */
+  onlyAdminsMayCreateProjects?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool only_admins_may_create_tags = 8;
+   */
+  onlyAdminsMayCreateTags?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool only_admins_see_billable_rates = 9;
+   */
+  onlyAdminsSeeBillableRates?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool only_admins_see_team_dashboard = 10;
+   */
+  onlyAdminsSeeTeamDashboard?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool projects_billable_by_default = 11;
+   */
+  projectsBillableByDefault?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool projects_private_by_default = 12;
+   */
+  projectsPrivateByDefault?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool reports_collapse = 13;
+   */
+  reportsCollapse?: boolean | undefined;
+
+  /**
+   * @generated from field: optional string rate_change_mode = 14;
+   */
+  rateChangeMode?: string | undefined;
+
+  /**
+   * @generated from field: optional int32 rounding = 15;
+   */
+  rounding?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 rounding_minutes = 16;
+   */
+  roundingMinutes?: number | undefined;
+};
+
+/**
+ * Describes the message accounts.v1.CreateWorkspaceRequest.
+ * Use `create(CreateWorkspaceRequestSchema)` to create a new message.
+ */
+export const CreateWorkspaceRequestSchema: GenMessage<CreateWorkspaceRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 8);
+
+/**
+ * @generated from message accounts.v1.CreateWorkspaceResponse
+ */
+export type CreateWorkspaceResponse = Message<"accounts.v1.CreateWorkspaceResponse"> & {
+  /**
+   * @generated from field: accounts.v1.Workspace workspace = 1;
+   */
+  workspace?: Workspace | undefined;
+};
+
+/**
+ * Describes the message accounts.v1.CreateWorkspaceResponse.
+ * Use `create(CreateWorkspaceResponseSchema)` to create a new message.
+ */
+export const CreateWorkspaceResponseSchema: GenMessage<CreateWorkspaceResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 9);
+
+/**
+ * A workspace admin as the statistics list them.
+ *
+ * @generated from message accounts.v1.WorkspaceAdmin
+ */
+export type WorkspaceAdmin = Message<"accounts.v1.WorkspaceAdmin"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: int64 user_id = 2;
+   */
+  userId: bigint;
+};
+
+/**
+ * Describes the message accounts.v1.WorkspaceAdmin.
+ * Use `create(WorkspaceAdminSchema)` to create a new message.
+ */
+export const WorkspaceAdminSchema: GenMessage<WorkspaceAdmin> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 10);
+
+/**
+ * @generated from message accounts.v1.WorkspaceStatistics
+ */
+export type WorkspaceStatistics = Message<"accounts.v1.WorkspaceStatistics"> & {
+  /**
+   * @generated from field: repeated accounts.v1.WorkspaceAdmin admins = 1;
+   */
+  admins: WorkspaceAdmin[];
+
+  /**
+   * @generated from field: int64 groups_count = 2;
+   */
+  groupsCount: bigint;
+
+  /**
+   * @generated from field: int64 members_count = 3;
+   */
+  membersCount: bigint;
+};
+
+/**
+ * Describes the message accounts.v1.WorkspaceStatistics.
+ * Use `create(WorkspaceStatisticsSchema)` to create a new message.
+ */
+export const WorkspaceStatisticsSchema: GenMessage<WorkspaceStatistics> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 11);
+
+/**
+ * @generated from message accounts.v1.GetWorkspaceStatisticsRequest
+ */
+export type GetWorkspaceStatisticsRequest = Message<"accounts.v1.GetWorkspaceStatisticsRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+};
+
+/**
+ * Describes the message accounts.v1.GetWorkspaceStatisticsRequest.
+ * Use `create(GetWorkspaceStatisticsRequestSchema)` to create a new message.
+ */
+export const GetWorkspaceStatisticsRequestSchema: GenMessage<GetWorkspaceStatisticsRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 12);
+
+/**
+ * @generated from message accounts.v1.GetWorkspaceStatisticsResponse
+ */
+export type GetWorkspaceStatisticsResponse = Message<"accounts.v1.GetWorkspaceStatisticsResponse"> & {
+  /**
+   * @generated from field: accounts.v1.WorkspaceStatistics statistics = 1;
+   */
+  statistics?: WorkspaceStatistics | undefined;
+};
+
+/**
+ * Describes the message accounts.v1.GetWorkspaceStatisticsResponse.
+ * Use `create(GetWorkspaceStatisticsResponseSchema)` to create a new message.
+ */
+export const GetWorkspaceStatisticsResponseSchema: GenMessage<GetWorkspaceStatisticsResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 13);
+
+/**
+ * @generated from message accounts.v1.ListOrganizationWorkspaceStatisticsRequest
+ */
+export type ListOrganizationWorkspaceStatisticsRequest = Message<"accounts.v1.ListOrganizationWorkspaceStatisticsRequest"> & {
+  /**
+   * @generated from field: int64 organization_id = 1;
+   */
+  organizationId: bigint;
+};
+
+/**
+ * Describes the message accounts.v1.ListOrganizationWorkspaceStatisticsRequest.
+ * Use `create(ListOrganizationWorkspaceStatisticsRequestSchema)` to create a new message.
+ */
+export const ListOrganizationWorkspaceStatisticsRequestSchema: GenMessage<ListOrganizationWorkspaceStatisticsRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 14);
+
+/**
+ * @generated from message accounts.v1.ListOrganizationWorkspaceStatisticsResponse
+ */
+export type ListOrganizationWorkspaceStatisticsResponse = Message<"accounts.v1.ListOrganizationWorkspaceStatisticsResponse"> & {
+  /**
+   * Keyed by workspace id.
+   *
+   * @generated from field: map<int64, accounts.v1.WorkspaceStatistics> statistics = 1;
+   */
+  statistics: { [key: string]: WorkspaceStatistics };
+};
+
+/**
+ * Describes the message accounts.v1.ListOrganizationWorkspaceStatisticsResponse.
+ * Use `create(ListOrganizationWorkspaceStatisticsResponseSchema)` to create a new message.
+ */
+export const ListOrganizationWorkspaceStatisticsResponseSchema: GenMessage<ListOrganizationWorkspaceStatisticsResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 15);
+
+/**
+ * @generated from message accounts.v1.GetTimeEntryConstraintsRequest
+ */
+export type GetTimeEntryConstraintsRequest = Message<"accounts.v1.GetTimeEntryConstraintsRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+};
+
+/**
+ * Describes the message accounts.v1.GetTimeEntryConstraintsRequest.
+ * Use `create(GetTimeEntryConstraintsRequestSchema)` to create a new message.
+ */
+export const GetTimeEntryConstraintsRequestSchema: GenMessage<GetTimeEntryConstraintsRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 16);
+
+/**
+ * @generated from message accounts.v1.GetTimeEntryConstraintsResponse
+ */
+export type GetTimeEntryConstraintsResponse = Message<"accounts.v1.GetTimeEntryConstraintsResponse"> & {
+  /**
+   * @generated from field: accounts.v1.TimeEntryConstraints constraints = 1;
+   */
+  constraints?: TimeEntryConstraints | undefined;
+};
+
+/**
+ * Describes the message accounts.v1.GetTimeEntryConstraintsResponse.
+ * Use `create(GetTimeEntryConstraintsResponseSchema)` to create a new message.
+ */
+export const GetTimeEntryConstraintsResponseSchema: GenMessage<GetTimeEntryConstraintsResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 17);
+
+/**
+ * @generated from message accounts.v1.SetTimeEntryConstraintsRequest
+ */
+export type SetTimeEntryConstraintsRequest = Message<"accounts.v1.SetTimeEntryConstraintsRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+
+  /**
+   * @generated from field: optional bool description_present = 2;
+   */
+  descriptionPresent?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool project_present = 3;
+   */
+  projectPresent?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool tag_present = 4;
+   */
+  tagPresent?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool task_present = 5;
+   */
+  taskPresent?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool time_entry_constraints_enabled = 6;
+   */
+  timeEntryConstraintsEnabled?: boolean | undefined;
+};
+
+/**
+ * Describes the message accounts.v1.SetTimeEntryConstraintsRequest.
+ * Use `create(SetTimeEntryConstraintsRequestSchema)` to create a new message.
+ */
+export const SetTimeEntryConstraintsRequestSchema: GenMessage<SetTimeEntryConstraintsRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 18);
+
+/**
+ * The real API's JSONResult: the workspace's id.
+ *
+ * @generated from message accounts.v1.SetTimeEntryConstraintsResponse
+ */
+export type SetTimeEntryConstraintsResponse = Message<"accounts.v1.SetTimeEntryConstraintsResponse"> & {
+  /**
+   * @generated from field: int64 wid = 1;
+   */
+  wid: bigint;
+};
+
+/**
+ * Describes the message accounts.v1.SetTimeEntryConstraintsResponse.
+ * Use `create(SetTimeEntryConstraintsResponseSchema)` to create a new message.
+ */
+export const SetTimeEntryConstraintsResponseSchema: GenMessage<SetTimeEntryConstraintsResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 19);
+
+/**
  * WorkspaceService answers the workspaces of the caller.
  *
  * @generated from service accounts.v1.WorkspaceService
@@ -298,6 +766,76 @@ export const WorkspaceService: GenService<{
     methodKind: "unary";
     input: typeof ListWorkspacesRequestSchema;
     output: typeof ListWorkspacesResponseSchema;
+  },
+  /**
+   * The workspace, for its active member.
+   *
+   * @generated from rpc accounts.v1.WorkspaceService.GetWorkspace
+   */
+  getWorkspace: {
+    methodKind: "unary";
+    input: typeof GetWorkspaceRequestSchema;
+    output: typeof GetWorkspaceResponseSchema;
+  },
+  /**
+   * Changes the workspace's settings (workspace admins; some settings need premium).
+   *
+   * @generated from rpc accounts.v1.WorkspaceService.UpdateWorkspace
+   */
+  updateWorkspace: {
+    methodKind: "unary";
+    input: typeof UpdateWorkspaceRequestSchema;
+    output: typeof UpdateWorkspaceResponseSchema;
+  },
+  /**
+   * Creates a workspace in the organization (organization admins); the caller administers it.
+   *
+   * @generated from rpc accounts.v1.WorkspaceService.CreateWorkspace
+   */
+  createWorkspace: {
+    methodKind: "unary";
+    input: typeof CreateWorkspaceRequestSchema;
+    output: typeof CreateWorkspaceResponseSchema;
+  },
+  /**
+   * The workspace's admins and counts, for its active member.
+   *
+   * @generated from rpc accounts.v1.WorkspaceService.GetWorkspaceStatistics
+   */
+  getWorkspaceStatistics: {
+    methodKind: "unary";
+    input: typeof GetWorkspaceStatisticsRequestSchema;
+    output: typeof GetWorkspaceStatisticsResponseSchema;
+  },
+  /**
+   * The statistics of every workspace of the organization, keyed by workspace id (organization admins).
+   *
+   * @generated from rpc accounts.v1.WorkspaceService.ListOrganizationWorkspaceStatistics
+   */
+  listOrganizationWorkspaceStatistics: {
+    methodKind: "unary";
+    input: typeof ListOrganizationWorkspaceStatisticsRequestSchema;
+    output: typeof ListOrganizationWorkspaceStatisticsResponseSchema;
+  },
+  /**
+   * The workspace's time entry constraints, for its active member.
+   *
+   * @generated from rpc accounts.v1.WorkspaceService.GetTimeEntryConstraints
+   */
+  getTimeEntryConstraints: {
+    methodKind: "unary";
+    input: typeof GetTimeEntryConstraintsRequestSchema;
+    output: typeof GetTimeEntryConstraintsResponseSchema;
+  },
+  /**
+   * Sets the workspace's time entry constraints (workspace admins); the flags not given keep their value.
+   *
+   * @generated from rpc accounts.v1.WorkspaceService.SetTimeEntryConstraints
+   */
+  setTimeEntryConstraints: {
+    methodKind: "unary";
+    input: typeof SetTimeEntryConstraintsRequestSchema;
+    output: typeof SetTimeEntryConstraintsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_accounts_v1_workspaces, 0);

@@ -44,6 +44,8 @@ import {
   activeSeats,
   defaultWorkspaceIfNone,
   deleteOrganization,
+  groupsAmong,
+  groupsOfUsers,
   insertMembership,
   insertWorkspace,
   memberForChange,
@@ -87,7 +89,13 @@ export function organizationMessage(organization: OrganizationRow, member: Organ
   });
 }
 
-function organizationUserMessage(member: OrganizationUserRow, profile: UserProfile, memberships: MembershipRow[], organization: OrganizationRow): OrganizationUser {
+function organizationUserMessage(
+  member: OrganizationUserRow,
+  profile: UserProfile,
+  memberships: MembershipRow[],
+  organization: OrganizationRow,
+  groups: { group_id: number; name: string }[] = [],
+): OrganizationUser {
   const createdAt = member.created_at ?? organization.created_at;
   return create(OrganizationUserSchema, {
     id: BigInt(member.id),
@@ -103,7 +111,7 @@ function organizationUserMessage(member: OrganizationUserRow, profile: UserProfi
     inactive: member.inactive,
     joined: member.joined,
     role: roleOf(member),
-    groups: [],
+    groups: groups.map((g) => ({ groupId: BigInt(g.group_id), name: g.name })),
     workspaces: memberships.map((m) => ({
       admin: m.admin,
       inactive: !m.active,
@@ -227,11 +235,15 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
         if (query.workspaces && (await workspacesAmong(db, organization, query.workspaces)).length !== query.workspaces.length) {
           throw badRequest("Invalid value sent for 'workspaces'.");
         }
+        if (query.groups && (await groupsAmong(db, organization, query.groups)).length !== query.groups.length) {
+          throw badRequest("Invalid value sent for 'groups'.");
+        }
         const { rows, total } = await memberPage(db, organization, query);
         const memberships = await membershipsIn(db, organization, rows.map((r) => r.member.user_id));
+        const userGroups = await groupsOfUsers(db, organization, rows.map((r) => r.member.user_id));
         const page = pagination(query, total);
         return {
-          users: rows.map((r) => organizationUserMessage(r.member, r.profile, memberships.filter((m) => m.user_id === r.member.user_id), scope.organization)),
+          users: rows.map((r) => organizationUserMessage(r.member, r.profile, memberships.filter((m) => m.user_id === r.member.user_id), scope.organization, userGroups.filter((g) => g.user_id === r.member.user_id))),
           page: BigInt(page.page),
           pageSize: BigInt(page.pageSize),
           pages: BigInt(page.pages),

@@ -175,8 +175,12 @@ export async function memberPage(db: Knex, organization: number, query: MemberQu
     });
   }
   if (query.onlyAdmins) q.andWhere(`${ou}.admin`, true);
-  // No user belongs to a group yet (groups come with their own resource): a group filter matches nobody.
-  if (query.groups && query.groups.length > 0) q.andWhereRaw("1 = 0");
+  if (query.groups && query.groups.length > 0) {
+    const ids = query.groups;
+    q.whereExists((e) =>
+      e.select(db.raw("1")).from("group_users as gu").join("groups as g", "g.id", "gu.group_id").whereRaw(`gu.user_id = ${ou}.user_id`).andWhere("g.organization_id", organization).whereIn("g.id", ids),
+    );
+  }
   if (query.workspaces && query.workspaces.length > 0) {
     const ids = query.workspaces;
     q.whereExists((e) => e.select(db.raw("1")).from("workspace_users as wu").whereRaw(`wu.user_id = ${ou}.user_id`).whereIn("wu.workspace_id", ids));
@@ -198,6 +202,25 @@ export async function memberPage(db: Knex, organization: number, query: MemberQu
     })),
     total,
   };
+}
+
+/** The ones of `ids` that are groups of the organization. */
+export async function groupsAmong(db: Knex, organization: number, ids: number[]): Promise<number[]> {
+  if (ids.length === 0) return [];
+  return (await db("groups").where("organization_id", organization).whereIn("id", ids).pluck("id")).map(Number);
+}
+
+/** The groups (of the organization) of each of the users, by group name. */
+export async function groupsOfUsers(db: Knex, organization: number, userIds: number[]): Promise<{ user_id: number; group_id: number; name: string }[]> {
+  if (userIds.length === 0) return [];
+  const raws: Record<string, unknown>[] = await db("group_users as gu")
+    .join("groups as g", "g.id", "gu.group_id")
+    .where("g.organization_id", organization)
+    .whereIn("gu.user_id", userIds)
+    .orderByRaw("LOWER(g.name)")
+    .orderBy("g.id")
+    .select("gu.user_id", "g.id as group_id", "g.name");
+  return raws.map((r) => ({ user_id: Number(r.user_id), group_id: Number(r.group_id), name: String(r.name) }));
 }
 
 /** The workspace memberships in the organization of each of the users, by workspace name. */

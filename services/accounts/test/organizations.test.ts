@@ -240,7 +240,7 @@ t.test("the owner cannot leave while others remain; the last user leaving delete
 t.test("membership changes reach webhook subscribers of the workspace as workspace_user events", async (t) => {
   const filters = await sys.api("GET", "/webhooks/api/v1/event_filters", { auth: owner.auth });
   t.same(filters.body.workspace_user, ["created", "updated", "deleted"], "event_filters lists them");
-  t.same(filters.body.workspace, ["created", "deleted"]);
+  t.same(filters.body.workspace, ["created", "updated", "deleted"]);
   const receiver = await startReceiver(t);
   const workspaceId = (await workspacesOf(db, organizationId))[0];
   await sys.directory.client("notifier", WebhookAdminService).createSubscription({

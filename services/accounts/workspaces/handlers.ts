@@ -1,10 +1,31 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { ConnectRouter } from "@connectrpc/connect";
-import { WorkspaceSchema, WorkspaceService, type Workspace } from "../../../gen/accounts/v1/workspaces_pb.js";
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import { WorkspaceSchema, WorkspaceService, type Workspace, type WorkspaceStatistics } from "../../../gen/accounts/v1/workspaces_pb.js";
+import { badRequest, forbidden, notFound } from "../../../lib/errors.js";
+import { entityEvent } from "../../../lib/events.js";
+import type { EntityAction } from "../../../lib/event-catalog.js";
 import { requireUser } from "../../../lib/identity.js";
+import { storageId } from "../../../lib/ids.js";
+import type { Emit } from "../../../lib/storage.js";
+import type { Knex } from "../../../lib/db.js";
 import type { AccountsKit } from "../kit.js";
-import { memberWorkspaces, type MemberWorkspace } from "./store.js";
+import { emitMemberships } from "../organizations/handlers.js";
+import { MAX_WORKSPACES_PER_USER, isPaid, mayAct } from "../organizations/rules.js";
+import { OrganizationGate } from "../organizations/scope.js";
+import { defaultWorkspaceIfNone, insertMembership, insertWorkspace, memberOf, userProfile, workspaceCountForChange, type MembershipRow } from "../organizations/store.js";
+import { checkPremiumSettings, settingChanges, workspaceSettings } from "./rules.js";
+import {
+  memberWorkspace,
+  memberWorkspaces,
+  nameTaken,
+  statisticsOf,
+  workspaceCountOfOrganization,
+  workspaces,
+  type MemberWorkspace,
+  type WorkspaceRow,
+  type WorkspaceStatisticsRow,
+} from "./store.js";
 
 const stamp = (d: Date | null) => (d ? timestampFromDate(d) : undefined);
 
@@ -49,13 +70,156 @@ export function workspaceMessage({ workspace: w, admin, role }: MemberWorkspace)
   });
 }
 
-/** The caller's workspaces. */
-export function workspaceHandlers({ storage }: AccountsKit) {
+const NO_ACCESS = "User does not have access to this resource.";
+const SAME_NAME = "another workspace with the same name exists in the organization";
+
+/** A workspace event, as the actor saw the workspace. */
+function workspaceEvent(action: EntityAction, seen: MemberWorkspace, actor: bigint) {
+  const message = workspaceMessage(seen);
+  return entityEvent({ entity: "workspace", action, schema: WorkspaceSchema, message, workspaceId: message.id, userId: actor });
+}
+
+function statisticsMessage(s: WorkspaceStatisticsRow): WorkspaceStatistics {
+  // No groups exist yet: every workspace has none.
+  return { $typeName: "accounts.v1.WorkspaceStatistics", admins: s.admins.map((a) => ({ $typeName: "accounts.v1.WorkspaceAdmin", name: a.name, userId: BigInt(a.user_id) })), groupsCount: 0n, membersCount: BigInt(s.members) };
+}
+
+/** The caller's workspaces; a workspace's settings, statistics and constraints; new workspaces of an organization. */
+export function workspaceHandlers({ storage, clock }: AccountsKit) {
+  const { db } = storage;
+  const gate = new OrganizationGate(db);
+
+  /** The caller's place in the workspace: an active member (else 403 `denied`), an admin when `admin` says so. */
+  async function access(ctx: HandlerContext, workspaceId: bigint, denied: string, admin?: () => Error) {
+    const userId = requireUser(ctx);
+    const user = storageId(userId);
+    const workspace = storageId(workspaceId);
+    const seen = user === undefined || workspace === undefined ? undefined : await memberWorkspace(db, user, workspace);
+    if (!seen || user === undefined) throw forbidden(denied);
+    if (admin && !seen.admin) throw admin();
+    return { userId, user, seen };
+  }
+
+  /** Makes the users (active members of the workspace) its admins; answers the memberships changed. */
+  async function makeAdmins(trx: Knex.Transaction, emit: Emit, w: WorkspaceRow, userIds: number[], actor: bigint, now: Date) {
+    for (const id of userIds) {
+      const row = await trx("workspace_users").where({ workspace_id: w.id, user_id: id, active: true }).forUpdate().first();
+      if (!row) throw badRequest("user not in the workspace");
+      if (row.admin) continue;
+      await trx("workspace_users").where({ id: row.id }).update({ admin: true, role: "admin" });
+      const member = (await memberOf(trx, w.organization_id, id))!;
+      const m: MembershipRow = { id: Number(row.id), workspace_id: w.id, workspace_name: w.name, user_id: id, admin: true, role: "admin", active: true };
+      await emitMemberships(emit, "updated", [m], member, await userProfile(trx, id), actor, now);
+    }
+  }
+
   return (router: ConnectRouter) =>
     router.service(WorkspaceService, {
       async listWorkspaces(_req, ctx) {
         const rows = await memberWorkspaces(storage.db, Number(requireUser(ctx)));
         return { workspaces: rows.map(workspaceMessage) };
+      },
+
+      async getWorkspace(req, ctx) {
+        const { seen } = await access(ctx, req.workspaceId, "Forbidden");
+        return { workspace: workspaceMessage(seen) };
+      },
+
+      async updateWorkspace(req, ctx) {
+        const { userId, user, seen } = await access(ctx, req.workspaceId, "Forbidden", () => forbidden());
+        const settings = workspaceSettings(req);
+        const admins = [...new Set(req.admins.map(Number))];
+        const now = clock.now();
+        await storage.change(async (trx, emit) => {
+          const existing = await workspaces.getForChange(trx, seen.workspace.organization_id, req.workspaceId);
+          if (!existing) throw forbidden();
+          checkPremiumSettings(settings, existing.premium);
+          if (settings.name !== undefined && (await nameTaken(trx, existing.organization_id, settings.name, existing.id))) throw badRequest(SAME_NAME);
+          await makeAdmins(trx, emit, existing, admins, userId, now);
+          const changes: Partial<WorkspaceRow> = settingChanges(settings, existing);
+          if (Object.keys(changes).length === 0) return;
+          if ("default_hourly_rate" in changes) changes.rate_last_updated = now;
+          const updated = await workspaces.update(trx, existing, { ...changes, updated_at: now });
+          await emit(workspaceEvent("updated", { ...seen, workspace: updated }, userId));
+        });
+        return { workspace: workspaceMessage((await memberWorkspace(db, user, seen.workspace.id))!) };
+      },
+
+      async createWorkspace(req, ctx) {
+        const missing = () => notFound("Organization not found/accessible");
+        const scope = await gate.scope(ctx, req.organizationId, { admin: "Forbidden", missing, denied: missing });
+        if (req.name === undefined) throw badRequest("workspace name must not be nil");
+        const settings = workspaceSettings(req);
+        const name = settings.name!;
+        checkPremiumSettings(settings, false);
+        const organization = scope.organization;
+        const creator = scope.member.user_id;
+        const admins = [...new Set(req.admins.map(Number))].filter((id) => id !== creator);
+        const now = clock.now();
+        const created = await storage.change(async (trx, emit) => {
+          const count = await workspaceCountOfOrganization(trx, organization.id);
+          if (!isPaid(organization) && count >= 1) throw badRequest("multiple workspaces not enabled in this organization");
+          if (count >= organization.max_workspaces) throw badRequest("organization workspace maximum reached");
+          if (await nameTaken(trx, organization.id, name)) throw badRequest(SAME_NAME);
+          const members = [];
+          for (const id of [creator, ...admins]) {
+            const member = await memberOf(trx, organization.id, id);
+            if (!member || !mayAct(member)) throw badRequest("user does not exist");
+            if ((await workspaceCountForChange(trx, id)) >= MAX_WORKSPACES_PER_USER) throw badRequest(`User can have at most ${MAX_WORKSPACES_PER_USER} workspaces`);
+            members.push(member);
+          }
+          const id = await insertWorkspace(trx, organization.id, name, now);
+          let workspace = (await workspaces.getForChange(trx, organization.id, BigInt(id)))!;
+          const { name: _name, ...rest } = settings;
+          if (Object.keys(rest).length > 0) workspace = await workspaces.update(trx, workspace, rest);
+          const seen: MemberWorkspace = { workspace, admin: true, role: "admin" };
+          await emit(workspaceEvent("created", seen, scope.userId));
+          for (const member of members) {
+            const m = await insertMembership(trx, { workspace_id: id, user_id: member.user_id, admin: true, role: "admin", active: true }, name);
+            await defaultWorkspaceIfNone(trx, member.user_id, id);
+            await emitMemberships(emit, "created", [m], member, await userProfile(trx, member.user_id), scope.userId, now);
+          }
+          return seen;
+        });
+        return { workspace: workspaceMessage(created) };
+      },
+
+      async getWorkspaceStatistics(req, ctx) {
+        const { seen } = await access(ctx, req.workspaceId, NO_ACCESS);
+        const stats = await statisticsOf(db, [seen.workspace.id]);
+        return { statistics: statisticsMessage(stats.get(seen.workspace.id)!) };
+      },
+
+      async listOrganizationWorkspaceStatistics(req, ctx) {
+        const scope = await gate.scope(ctx, req.organizationId, { admin: "Forbidden", missing: () => notFound("Resource can not be found"), denied: () => forbidden() });
+        const ids = (await workspaces.list(db, scope.organization.id)).map((w) => w.id);
+        const stats = await statisticsOf(db, ids);
+        return { statistics: Object.fromEntries([...stats].map(([id, s]) => [String(id), statisticsMessage(s)])) };
+      },
+
+      async getTimeEntryConstraints(req, ctx) {
+        const { seen } = await access(ctx, req.workspaceId, NO_ACCESS);
+        return { constraints: workspaceMessage(seen).teConstraints };
+      },
+
+      async setTimeEntryConstraints(req, ctx) {
+        const { userId, seen } = await access(ctx, req.workspaceId, NO_ACCESS, () => badRequest("Admin permissions required"));
+        const wanted: Partial<WorkspaceRow> = {};
+        if (req.descriptionPresent !== undefined) wanted.te_description_present = req.descriptionPresent;
+        if (req.projectPresent !== undefined) wanted.te_project_present = req.projectPresent;
+        if (req.tagPresent !== undefined) wanted.te_tag_present = req.tagPresent;
+        if (req.taskPresent !== undefined) wanted.te_task_present = req.taskPresent;
+        if (req.timeEntryConstraintsEnabled !== undefined) wanted.te_constraints_enabled = req.timeEntryConstraintsEnabled;
+        const now = clock.now();
+        await storage.change(async (trx, emit) => {
+          const existing = await workspaces.getForChange(trx, seen.workspace.organization_id, req.workspaceId);
+          if (!existing) throw badRequest("Workspace not found");
+          const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => existing[k as keyof WorkspaceRow] !== v)) as Partial<WorkspaceRow>;
+          if (Object.keys(changes).length === 0) return;
+          const updated = await workspaces.update(trx, existing, { ...changes, updated_at: now });
+          await emit(workspaceEvent("updated", { ...seen, workspace: updated }, userId));
+        });
+        return { wid: BigInt(seen.workspace.id) };
       },
     });
 }

@@ -90,3 +90,50 @@ export async function memberWorkspaces(db: Knex, userId: number): Promise<Member
     .select("w.*", "wu.admin as member_admin", "wu.role as member_role");
   return rows.map((raw) => ({ workspace: workspaces.read(raw), admin: Boolean(raw.member_admin), role: String(raw.member_role) }));
 }
+
+/** The workspace with the user's place in it, when the user is an active member of it. */
+export async function memberWorkspace(db: Knex, userId: number, workspaceId: number): Promise<MemberWorkspace | undefined> {
+  const raw: Record<string, unknown> | undefined = await db("workspaces as w")
+    .join("workspace_users as wu", "wu.workspace_id", "w.id")
+    .where({ "wu.user_id": userId, "wu.active": true, "w.id": workspaceId })
+    .first("w.*", "wu.admin as member_admin", "wu.role as member_role");
+  return raw ? { workspace: workspaces.read(raw), admin: Boolean(raw.member_admin), role: String(raw.member_role) } : undefined;
+}
+
+/** Whether another workspace of the organization has this name (letter case aside). */
+export async function nameTaken(db: Knex, organization: number, name: string, except?: number): Promise<boolean> {
+  const q = workspaces.query(db, organization).andWhereRaw("LOWER(name) = ?", [name.toLowerCase()]);
+  if (except !== undefined) q.andWhereNot("id", except);
+  return (await q.first("id")) !== undefined;
+}
+
+/** How many workspaces the organization has, its row locked against a concurrent creation. */
+export async function workspaceCountOfOrganization(trx: Knex.Transaction, organization: number): Promise<number> {
+  await trx("organizations").where({ id: organization }).forUpdate().first("id");
+  const [{ n }] = await workspaces.query(trx, organization).count({ n: "*" });
+  return Number(n);
+}
+
+export interface WorkspaceStatisticsRow {
+  admins: { name: string; user_id: number }[];
+  members: number;
+}
+
+/** Admins (by name) and member count of each workspace: active memberships only. */
+export async function statisticsOf(db: Knex, workspaceIds: number[]): Promise<Map<number, WorkspaceStatisticsRow>> {
+  const out = new Map<number, WorkspaceStatisticsRow>(workspaceIds.map((id) => [id, { admins: [], members: 0 }]));
+  if (workspaceIds.length === 0) return out;
+  const rows: Record<string, unknown>[] = await db("workspace_users as wu")
+    .join("users as u", "u.id", "wu.user_id")
+    .whereIn("wu.workspace_id", workspaceIds)
+    .andWhere("wu.active", true)
+    .orderByRaw("LOWER(u.fullname)")
+    .orderBy("u.id")
+    .select("wu.workspace_id", "wu.admin", "wu.user_id", "u.fullname");
+  for (const r of rows) {
+    const s = out.get(Number(r.workspace_id))!;
+    s.members++;
+    if (r.admin) s.admins.push({ name: String(r.fullname), user_id: Number(r.user_id) });
+  }
+  return out;
+}

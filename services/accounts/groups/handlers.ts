@@ -1,0 +1,189 @@
+import { create, toJson } from "@bufbuild/protobuf";
+import { ValueSchema, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { GroupSchema, GroupService, WorkspaceGroupSchema, type Group, type WorkspaceGroup } from "../../../gen/accounts/v1/groups_pb.js";
+import type { Knex } from "../../../lib/db.js";
+import { badRequest, forbidden, notFound } from "../../../lib/errors.js";
+import { requireUser } from "../../../lib/identity.js";
+import { storageId } from "../../../lib/ids.js";
+import { changeRow } from "../../../lib/resource-kit.js";
+import type { AccountsKit } from "../kit.js";
+import { OrganizationGate } from "../organizations/scope.js";
+import { organizations } from "../organizations/store.js";
+import { firstMissing, groupName, idsOf, patchesOf, type Patch, userMissing, workspaceFilter, workspaceMissing } from "./rules.js";
+import {
+  groupNamed,
+  groups,
+  groupsOfWorkspace,
+  link,
+  linked,
+  listGroups,
+  unlink,
+  usersAmong,
+  viewsOf,
+  workspaceOfMember,
+  workspacesAmong,
+  type GroupPath,
+  type GroupRow,
+  type GroupView,
+} from "./store.js";
+
+const ADMIN_ONLY = "User does not have access to this resource";
+const noAccess = () => forbidden("User does not have access to this resource");
+const invalidGroup = () => notFound("Invalid group ID");
+const nameTaken = () => badRequest("Name has already been taken");
+
+export function groupMessage({ group, users, workspaces }: GroupView): Group {
+  return create(GroupSchema, {
+    at: timestampFromDate(group.updated_at),
+    groupId: BigInt(group.id),
+    name: group.name,
+    users: users.map((u) => ({ avatarUrl: "", joined: u.joined, name: u.name, userId: BigInt(u.user_id) })),
+    workspaces: workspaces.map(BigInt),
+  });
+}
+
+function workspaceGroupMessage(group: GroupRow, workspaceId: number): WorkspaceGroup {
+  return create(WorkspaceGroupSchema, { at: timestampFromDate(group.updated_at), id: BigInt(group.id), name: group.name, workspaceId: BigInt(workspaceId) });
+}
+
+/** The ids refused on the path: the first that is no user (or workspace) of the organization, as the real API's message. */
+async function refusal(db: Knex, organization: number, path: GroupPath, ids: number[]): Promise<string | undefined> {
+  const found = path === "users" ? await usersAmong(db, organization, ids) : await workspacesAmong(db, organization, ids);
+  const missing = firstMissing(ids, found);
+  if (missing === undefined) return undefined;
+  return path === "users" ? userMissing(missing, organization) : workspaceMissing(missing, organization);
+}
+
+async function checkMembers(db: Knex, organization: number, users: number[], workspaces: number[]) {
+  for (const [path, ids] of [["users", users], ["workspaces", workspaces]] as const) {
+    const message = await refusal(db, organization, path, ids);
+    if (message) throw badRequest(message);
+  }
+}
+
+async function viewOf(db: Knex, organization: number, group: GroupRow): Promise<Group> {
+  return groupMessage((await viewsOf(db, organization, [group]))[0]);
+}
+
+/** An organization's groups (REST): organization admins change them, its members read them. */
+export function groupHandlers({ storage, clock }: AccountsKit) {
+  const { db } = storage;
+  const gate = new OrganizationGate(db);
+
+  return (router: ConnectRouter) => {
+    router.service(GroupService, {
+      async listGroups(req, ctx) {
+        const scope = await gate.scope(ctx, req.organizationId);
+        const workspace = workspaceFilter(req.workspace);
+        const organization = scope.organization.id;
+        const rows = await listGroups(db, organization, { name: req.name.trim(), workspace });
+        return { groups: (await viewsOf(db, organization, rows)).map(groupMessage) };
+      },
+
+      async createGroup(req, ctx) {
+        const scope = await gate.scope(ctx, req.organizationId, { admin: ADMIN_ONLY });
+        const name = groupName(req.name);
+        const users = idsOf(req.users);
+        const workspaces = idsOf(req.workspaces);
+        const now = clock.now();
+        const group = await changeRow(
+          storage,
+          organizations,
+          { scope: scope.organization.id, id: req.organizationId, missing: noAccess },
+          async (organization, trx) => {
+            if (await groupNamed(trx, organization.id, name)) throw nameTaken();
+            await checkMembers(trx, organization.id, users, workspaces);
+            const group = await groups.insert(trx, { organization_id: organization.id, name, created_at: now, updated_at: now });
+            await link(trx, group.id, "users", users);
+            await link(trx, group.id, "workspaces", workspaces);
+            return viewOf(trx, organization.id, group);
+          },
+          { onDuplicate: nameTaken },
+        );
+        return { group };
+      },
+
+      async updateGroup(req, ctx) {
+        const scope = await gate.scope(ctx, req.organizationId, { admin: ADMIN_ONLY });
+        const organization = scope.organization.id;
+        const now = clock.now();
+        const group = await changeRow(
+          storage,
+          groups,
+          { scope: organization, id: req.groupId, missing: invalidGroup },
+          async (existing, trx) => {
+            const name = groupName(req.name);
+            const users = idsOf(req.users);
+            const workspaces = idsOf(req.workspaces);
+            if (await groupNamed(trx, organization, name, existing.id)) throw nameTaken();
+            await checkMembers(trx, organization, users, workspaces);
+            const updated = await groups.update(trx, existing, { name, updated_at: now });
+            for (const [path, ids] of [["users", users], ["workspaces", workspaces]] as const) {
+              await unlink(trx, existing.id, path);
+              await link(trx, existing.id, path, ids);
+            }
+            return viewOf(trx, organization, updated);
+          },
+          { onDuplicate: nameTaken },
+        );
+        return { group };
+      },
+
+      async deleteGroup(req, ctx) {
+        const scope = await gate.scope(ctx, req.organizationId, { admin: ADMIN_ONLY });
+        await changeRow(storage, groups, { scope: scope.organization.id, id: req.groupId, missing: invalidGroup }, async (existing, trx) => {
+          await unlink(trx, existing.id, "users");
+          await unlink(trx, existing.id, "workspaces");
+          await groups.delete(trx, existing);
+        });
+        return {};
+      },
+
+      async patchGroup(req, ctx) {
+        const scope = await gate.scope(ctx, req.organizationId, { admin: ADMIN_ONLY });
+        const organization = scope.organization.id;
+        const patches = patchesOf(req.patches ? toJson(ValueSchema, req.patches) : undefined);
+        const now = clock.now();
+        return changeRow(storage, groups, { scope: organization, id: req.groupId, missing: invalidGroup }, async (existing, trx) => {
+          const failure: { message: string; patch: Patch["sent"] }[] = [];
+          const success: Patch["sent"][] = [];
+          for (const patch of patches) {
+            const sent = patch.sent;
+            const message = patch.op === "remove" ? undefined : await refusal(trx, organization, patch.path, patch.ids);
+            if (message) {
+              failure.push({ message, patch: sent });
+              continue;
+            }
+            if (patch.op === "add") await link(trx, existing.id, patch.path, patch.ids);
+            else if (patch.op === "remove") await unlink(trx, existing.id, patch.path, patch.ids);
+            else {
+              const keep = new Set(patch.ids);
+              await unlink(trx, existing.id, patch.path, (await linked(trx, existing.id, patch.path)).filter((id) => !keep.has(id)));
+              await link(trx, existing.id, patch.path, patch.ids);
+            }
+            success.push(sent);
+          }
+          if (success.length > 0) await groups.update(trx, existing, { updated_at: now });
+          return { failure, success };
+        });
+      },
+
+      async listOrganizationWorkspaceGroups(req, ctx) {
+        const scope = await gate.scope(ctx, req.organizationId);
+        const organization = scope.organization.id;
+        const workspace = storageId(req.workspaceId);
+        if (workspace === undefined || (await workspacesAmong(db, organization, [workspace])).length === 0) throw notFound("Resource can not be found");
+        return { groups: (await viewsOf(db, organization, await groupsOfWorkspace(db, organization, workspace))).map(groupMessage) };
+      },
+
+      async listWorkspaceGroups(req, ctx) {
+        const user = storageId(requireUser(ctx));
+        const workspace = storageId(req.workspaceId);
+        const member = user === undefined || workspace === undefined ? undefined : await workspaceOfMember(db, workspace, user);
+        if (!member || workspace === undefined) throw noAccess();
+        return { groups: (await groupsOfWorkspace(db, member.organization, workspace)).map((g) => workspaceGroupMessage(g, workspace)) };
+      },
+    });
+  };
+}

@@ -1,0 +1,198 @@
+import t from "tap";
+import { startTestSystem, type TestSystem, type TrackUser } from "../../../test/support/harness.js";
+import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
+import { OrganizationAdminService } from "../../../gen/accounts/v1/organizations_pb.js";
+import { accountEvents, accountsDb, addMember, ownOrganization } from "./organization-support.js";
+
+/** Workspaces: reading, changing settings, creating in an organization, statistics, time entry constraints. */
+
+const sys: TestSystem = await startTestSystem(t);
+const db = await accountsDb(t, sys);
+const owner: TrackUser = await sys.signup("Owner");
+const member: TrackUser = await sys.signup("Member");
+const orgAdmin: TrackUser = await sys.signup("OrgAdmin");
+const stranger: TrackUser = await sys.signup("Stranger");
+const organizationId = await ownOrganization(sys, owner);
+const wid = owner.workspaceId;
+await addMember(db, organizationId, member);
+await addMember(db, organizationId, orgAdmin, { admin: true });
+const identity = sys.directory.client("accounts", IdentityService);
+const plans = sys.directory.client("accounts", OrganizationAdminService);
+
+const WORKSPACE_FIELDS = [
+  "admin", "api_token", "at", "business_ws", "default_currency", "default_hourly_rate", "hide_start_end_times", "ical_enabled", "ical_url", "id",
+  "last_modified", "limit_public_project_data", "logo_url", "max_data_retention_days", "name", "only_admins_may_create_projects", "only_admins_may_create_tags",
+  "only_admins_see_billable_rates", "only_admins_see_team_dashboard", "organization_id", "permissions", "premium", "profile", "projects_billable_by_default",
+  "projects_enforce_billable", "projects_private_by_default", "rate_last_updated", "reports_collapse", "role", "rounding", "rounding_minutes", "server_deleted_at",
+  "suspended_at", "te_constraints", "working_hours_in_minutes",
+];
+
+const get = (u: TrackUser, id: number | string = wid) => sys.api("GET", `/api/v9/workspaces/${id}`, { auth: u.auth });
+const put = (u: TrackUser, body: unknown, id: number = wid) => sys.api("PUT", `/api/v9/workspaces/${id}`, { auth: u.auth, body });
+const create = (u: TrackUser, body: unknown, org: number = organizationId) => sys.api("POST", `/api/v9/organizations/${org}/workspaces`, { auth: u.auth, body });
+
+t.test("GET /workspaces/{id}: the workspace for a member, 403 for anyone else", async (t) => {
+  const res = await get(owner);
+  t.equal(res.status, 200, res.text);
+  t.same(Object.keys(res.body).sort(), WORKSPACE_FIELDS.sort(), "the real API's fields");
+  t.match(res.body, { id: wid, organization_id: organizationId, admin: true, role: "admin", premium: false, default_currency: "USD", rounding: 0, te_constraints: { description_present: false } });
+  t.match((await get(member)).body, { id: wid, admin: false, role: "user" });
+  for (const [u, id] of [[stranger, wid], [owner, 999999999], [owner, stranger.workspaceId]] as const) {
+    const r = await get(u, id);
+    t.equal(r.status, 403);
+    t.equal(r.body, "Forbidden");
+  }
+});
+
+t.test("PUT /workspaces/{id}: workspace admins change settings; premium ones need premium", async (t) => {
+  for (const u of [member, orgAdmin, stranger]) t.equal((await put(u, { name: "X" })).status, 403, "only workspace admins");
+  const res = await put(owner, { name: "  Renamed  ", only_admins_may_create_projects: true, reports_collapse: true, projects_private_by_default: false, default_currency: "USD" });
+  t.equal(res.status, 200, res.text);
+  t.match(res.body, { id: wid, name: "Renamed", only_admins_may_create_projects: true, reports_collapse: true, admin: true });
+  const events = (await accountEvents(db)).filter((e) => e.entity === "workspace" && e.action === "updated" && e.workspaceId === String(wid));
+  t.equal(events.length, 1, "workspace updated");
+
+  for (const [body, message] of [
+    [{ default_hourly_rate: 10 }, "premium needed to use default_hourly_rate"],
+    [{ default_currency: "EUR" }, "premium needed to use default_currency"],
+    [{ rounding: 1 }, "premium needed to use rounding"],
+    [{ rounding_minutes: 15 }, "premium needed to use rounding_minutes"],
+    [{ only_admins_see_billable_rates: true }, "premium needed to use only_admins_see_billable_rates"],
+    [{ projects_billable_by_default: true }, "premium needed to use projects_billable_by_default"],
+    [{ only_admins_may_create_tags: true }, "restricting tag management to administrators needs a premium subscription"],
+  ] as const) {
+    const r = await put(owner, body);
+    t.equal(r.status, 402, JSON.stringify(body));
+    t.equal(r.body, message);
+  }
+  for (const [body, message] of [
+    [{ name: "   " }, "workspace name must contain non-space characters"],
+    [{ name: "x".repeat(141) }, "workspace name must not be longer than 140"],
+    [{ rounding: 2 }, "rounding must be -1 (down), 0 (nearest) or 1 (up)"],
+    [{ admins: [stranger.id] }, "user not in the workspace"],
+  ] as const) {
+    const r = await put(owner, body);
+    t.equal(r.status, 400, JSON.stringify(body));
+    t.equal(r.body, message);
+  }
+
+  await identity.setWorkspacePlan({ workspaceId: BigInt(wid), premium: true });
+  const paid = await put(owner, { default_hourly_rate: 25.5, default_currency: "eur", rounding: -1, rounding_minutes: 15, only_admins_may_create_tags: true, projects_billable_by_default: true, only_admins_see_billable_rates: true });
+  t.equal(paid.status, 200, paid.text);
+  t.match(paid.body, { default_hourly_rate: 25.5, default_currency: "EUR", rounding: -1, rounding_minutes: 15, only_admins_may_create_tags: true, premium: true, rate_last_updated: String });
+
+  const made = await put(owner, { admins: [member.id] });
+  t.equal(made.status, 200, made.text);
+  t.match((await get(member)).body, { admin: true, role: "admin" }, "admins makes members admins");
+  await db("workspace_users").where({ workspace_id: wid, user_id: member.id }).update({ admin: false, role: "user" });
+});
+
+t.test("POST /organizations/{id}/workspaces: organization admins create workspaces within the plan's limits", async (t) => {
+  const o = await sys.signup("Creator");
+  const org = await ownOrganization(sys, o);
+  const other = await sys.signup("OtherMember");
+  await addMember(db, org, other);
+  const plain = await sys.signup("PlainMember");
+  await addMember(db, org, plain);
+
+  let r = await create(o, { name: "Second" }, org);
+  t.equal(r.status, 400);
+  t.equal(r.body, "multiple workspaces not enabled in this organization");
+  await plans.setOrganizationPlan({ organizationId: BigInt(org), paid: true });
+
+  for (const [body, message] of [
+    [{}, "workspace name must not be nil"],
+    [{ name: "  " }, "workspace name must contain non-space characters"],
+    [{ name: "x".repeat(141) }, "workspace name must not be longer than 140"],
+    [{ name: "With stranger", admins: [stranger.id] }, "user does not exist"],
+    [{ name: "New", rounding: 5 }, "rounding must be -1 (down), 0 (nearest) or 1 (up)"],
+  ] as const) {
+    const res = await create(o, body, org);
+    t.equal(res.status, 400, JSON.stringify(body));
+    t.equal(res.body, message);
+  }
+  const existing = (await db("workspaces").where({ organization_id: org }).first("name")).name;
+  r = await create(o, { name: existing.toUpperCase() }, org);
+  t.equal(r.status, 400);
+  t.equal(r.body, "another workspace with the same name exists in the organization");
+  r = await create(o, { name: "New", default_hourly_rate: 5 }, org);
+  t.equal(r.status, 402);
+  t.equal(r.body, "premium needed to use default_hourly_rate");
+  r = await create(o, { name: "New", only_admins_may_create_tags: true }, org);
+  t.equal(r.status, 402);
+
+  for (const [u, id, status, body] of [
+    [plain, org, 403, "Forbidden"],
+    [stranger, org, 404, "Organization not found/accessible"],
+    [o, 999999999, 404, "Organization not found/accessible"],
+  ] as const) {
+    const res = await create(u, { name: "Nope" }, id);
+    t.equal(res.status, status);
+    t.equal(res.body, body);
+  }
+
+  const before = (await accountEvents(db)).length;
+  r = await create(o, { name: " Second ", admins: [other.id], only_admins_may_create_projects: true, reports_collapse: true }, org);
+  t.equal(r.status, 200, r.text);
+  t.same(Object.keys(r.body).sort(), WORKSPACE_FIELDS.sort());
+  t.match(r.body, { name: "Second", organization_id: org, admin: true, role: "admin", only_admins_may_create_projects: true, reports_collapse: true, premium: false });
+  const newId = r.body.id;
+  t.match((await get(other, newId)).body, { admin: true, role: "admin" }, "the admins listed administer it");
+  t.equal((await get(plain, newId)).status, 403, "other members are not members of it");
+  const events = (await accountEvents(db)).slice(before).map((e) => `${e.entity} ${e.action} ${e.workspaceId}`);
+  t.same(events, [`workspace created ${newId}`, `workspace_user created ${newId}`, `workspace_user created ${newId}`]);
+
+  await db("organizations").where({ id: org }).update({ max_workspaces: 2 });
+  r = await create(o, { name: "Third" }, org);
+  t.equal(r.status, 400);
+  t.equal(r.body, "organization workspace maximum reached");
+  await db("organizations").where({ id: org }).update({ max_workspaces: 20 });
+
+  const many = await sys.signup("Many");
+  await addMember(db, org, many, { admin: true, workspaces: [] });
+  const [{ id: spareOrg }] = await db("organizations").where({ owner_id: many.id }).select("id");
+  const rows = Array.from({ length: 99 }, (_, i) => ({ organization_id: spareOrg, name: `filler ${i}`, created_at: new Date(), updated_at: new Date() }));
+  for (const row of rows) {
+    const [id] = await db("workspaces").insert(row);
+    await db("workspace_users").insert({ workspace_id: id, user_id: many.id, admin: false, role: "user", active: true });
+  }
+  r = await create(many, { name: "Too many" }, org);
+  t.equal(r.status, 400);
+  t.equal(r.body, "User can have at most 100 workspaces");
+});
+
+t.test("statistics: a workspace's for members, an organization's for its admins", async (t) => {
+  const res = await sys.api("GET", `/api/v9/workspaces/${wid}/statistics`, { auth: member.auth });
+  t.equal(res.status, 200, res.text);
+  t.same(res.body, { admins: [{ name: "Owner", user_id: owner.id }], groups_count: 0, members_count: 3 });
+  const denied = await sys.api("GET", `/api/v9/workspaces/${wid}/statistics`, { auth: stranger.auth });
+  t.equal(denied.status, 403);
+  t.equal(denied.body, "User does not have access to this resource.");
+
+  const all = await sys.api("GET", `/api/v9/organizations/${organizationId}/workspaces/statistics`, { auth: orgAdmin.auth });
+  t.equal(all.status, 200, all.text);
+  t.same(all.body, { [wid]: { admins: [{ name: "Owner", user_id: owner.id }], groups_count: 0, members_count: 3 } });
+  t.equal((await sys.api("GET", `/api/v9/organizations/${organizationId}/workspaces/statistics`, { auth: member.auth })).status, 403);
+  t.equal((await sys.api("GET", `/api/v9/organizations/${organizationId}/workspaces/statistics`, { auth: stranger.auth })).status, 403);
+  t.equal((await sys.api("GET", `/api/v9/organizations/999999999/workspaces/statistics`, { auth: owner.auth })).status, 404);
+});
+
+t.test("time entry constraints: members read them, workspace admins set them", async (t) => {
+  const path = `/api/v9/workspaces/${wid}/time_entry_constraints`;
+  const none = { description_present: false, project_present: false, tag_present: false, task_present: false, time_entry_constraints_enabled: false };
+  let r = await sys.api("GET", path, { auth: member.auth });
+  t.equal(r.status, 200, r.text);
+  t.same(r.body, none);
+  r = await sys.api("POST", path, { auth: member.auth, body: { project_present: true } });
+  t.equal(r.status, 400);
+  t.equal(r.body, "Admin permissions required");
+  r = await sys.api("POST", path, { auth: stranger.auth, body: { project_present: true } });
+  t.equal(r.status, 403);
+  t.equal((await sys.api("GET", path, { auth: stranger.auth })).status, 403);
+  r = await sys.api("POST", path, { auth: owner.auth, body: { project_present: true, time_entry_constraints_enabled: true } });
+  t.equal(r.status, 200, r.text);
+  t.same(r.body, { wid });
+  t.same((await sys.api("GET", path, { auth: member.auth })).body, { ...none, project_present: true, time_entry_constraints_enabled: true });
+  t.match((await get(owner)).body.te_constraints, { project_present: true, time_entry_constraints_enabled: true });
+  t.same((await sys.api("GET", `/api/v9/workspaces/${stranger.workspaceId}/time_entry_constraints`, { auth: stranger.auth })).body, none, "other workspaces untouched");
+});

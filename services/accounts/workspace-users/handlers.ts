@@ -1,0 +1,143 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import { WorkspaceUserSchema, type WorkspaceUser } from "../../../gen/accounts/v1/organizations_pb.js";
+import { SimpleWorkspaceUserSchema, WorkspaceUserService, type SimpleWorkspaceUser } from "../../../gen/accounts/v1/workspace_users_pb.js";
+import { badRequest, forbidden, notFound } from "../../../lib/errors.js";
+import { requireUser } from "../../../lib/identity.js";
+import { storageId } from "../../../lib/ids.js";
+import type { AccountsKit } from "../kit.js";
+import { emitMemberships } from "../organizations/handlers.js";
+import { mayAct } from "../organizations/rules.js";
+import { OrganizationGate } from "../organizations/scope.js";
+import { defaultWorkspaceIfNone, insertMembership, memberForChange, memberOf, userProfile, type OrganizationUserRow } from "../organizations/store.js";
+import { workspaces, type WorkspaceRow } from "../workspaces/store.js";
+import { assignment, checkUnassignable, deletionIds } from "./rules.js";
+import { deleteMemberships, isActiveMember, membershipForChange, membershipsForChange, workspaceById, workspaceMembers, type WorkspaceMember } from "./store.js";
+
+const stamp = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
+const int64 = (n: number | null | undefined) => (n === null || n === undefined ? undefined : BigInt(n));
+
+/** A workspace member as the lists answer it; `at` is the membership's last change known (its organization user's). */
+function workspaceUserMessage({ membership: m, member, profile }: WorkspaceMember, workspace: WorkspaceRow): WorkspaceUser {
+  return create(WorkspaceUserSchema, {
+    id: BigInt(m.id),
+    workspaceId: BigInt(m.workspace_id),
+    userId: BigInt(m.user_id),
+    active: m.active,
+    admin: m.admin,
+    workspaceAdmin: m.admin,
+    organizationAdmin: member?.admin ?? false,
+    inactive: member?.inactive ?? false,
+    role: m.role,
+    name: profile.fullname,
+    email: profile.email,
+    timezone: profile.timezone,
+    at: stamp(member?.updated_at ?? member?.created_at ?? workspace.updated_at),
+    isDirect: true,
+    groupIds: [],
+    rate: member?.rate ?? undefined,
+    rateLastUpdated: stamp(member?.rate_last_updated),
+    labourCost: int64(member?.labour_cost),
+    workingHoursInMinutes: int64(member?.working_hours_in_minutes),
+  });
+}
+
+function simpleUserMessage({ membership: m, member, profile }: WorkspaceMember): SimpleWorkspaceUser {
+  return create(SimpleWorkspaceUserSchema, {
+    id: BigInt(m.user_id),
+    email: profile.email,
+    fullname: profile.fullname,
+    inactive: member?.inactive ?? false,
+    isActive: m.active,
+    isAdmin: m.admin,
+    role: m.role,
+  });
+}
+
+/** Workspace members: the members' lists, and the organization admins' list, removal and assignments. */
+export function workspaceUserHandlers({ storage, clock }: AccountsKit) {
+  const { db } = storage;
+  const gate = new OrganizationGate(db);
+
+  /** The workspace, for a caller who may act in it; 403 "Forbidden" otherwise (no such workspace too). */
+  async function memberWorkspace(ctx: HandlerContext, workspaceId: bigint): Promise<WorkspaceRow> {
+    const user = storageId(requireUser(ctx));
+    const id = storageId(workspaceId);
+    const workspace = id === undefined ? undefined : await workspaceById(db, id);
+    if (!workspace || user === undefined || !(await isActiveMember(db, workspace.id, user))) throw forbidden();
+    return workspace;
+  }
+
+  /** The organization scope of an organization admin. */
+  const adminScope = (ctx: HandlerContext, organizationId: bigint) => gate.scope(ctx, organizationId, { admin: "Forbidden", denied: () => forbidden() });
+
+  return (router: ConnectRouter) => {
+    router.service(WorkspaceUserService, {
+      async listWorkspaceUsers(req, ctx) {
+        const workspace = await memberWorkspace(ctx, req.workspaceId);
+        return { workspaceUsers: (await workspaceMembers(db, workspace)).map((m) => workspaceUserMessage(m, workspace)) };
+      },
+
+      async listWorkspaceSimpleUsers(req, ctx) {
+        const workspace = await memberWorkspace(ctx, req.workspaceId);
+        return { users: (await workspaceMembers(db, workspace)).map(simpleUserMessage) };
+      },
+
+      async listOrganizationWorkspaceUsers(req, ctx) {
+        const scope = await adminScope(ctx, req.organizationId);
+        const workspace = await workspaces.get(db, scope.organization.id, req.workspaceId);
+        if (!workspace) throw notFound("Resource can not be found");
+        return { workspaceUsers: (await workspaceMembers(db, workspace, req.name)).map((m) => workspaceUserMessage(m, workspace)) };
+      },
+
+      async patchOrganizationWorkspaceUsers(req, ctx) {
+        const scope = await adminScope(ctx, req.organizationId);
+        const ids = deletionIds(req.delete);
+        const now = clock.now();
+        await storage.change(async (trx, emit) => {
+          const workspace = await workspaces.getForChange(trx, scope.organization.id, req.workspaceId);
+          if (!workspace) throw forbidden();
+          const found = await membershipsForChange(trx, workspace, ids.map(storageId).filter((id) => id !== undefined));
+          if (found.length !== ids.length) throw badRequest("Wrong workspace user IDs.");
+          await deleteMemberships(trx, found);
+          for (const m of found) {
+            const member = await memberOf(trx, workspace.organization_id, m.user_id);
+            if (member) await emitMemberships(emit, "deleted", [m], member, await userProfile(trx, m.user_id), scope.userId, now);
+          }
+        });
+        return {};
+      },
+
+      async changeAssignments(req, ctx) {
+        const scope = await adminScope(ctx, req.organizationId);
+        const wanted = assignment(req);
+        const now = clock.now();
+        await storage.change(async (trx, emit) => {
+          const workspace = await workspaces.getForChange(trx, scope.organization.id, req.workspaceId);
+          if (!workspace) throw badRequest("Invalid workspace ID.");
+          // Groups are not assignable yet: no group id is one of the organization's.
+          if (wanted.userId === undefined) throw badRequest("Invalid group_id.");
+          const user = storageId(wanted.userId);
+          const member: OrganizationUserRow | undefined = user === undefined ? undefined : await memberForChange(trx, scope.organization.id, user);
+          if (!member) throw badRequest("Invalid user_id.");
+          const existing = await membershipForChange(trx, workspace, member.user_id);
+          const profile = await userProfile(trx, member.user_id);
+          if (wanted.operation === "add") {
+            if (existing) return;
+            const active = mayAct(member);
+            const created = await insertMembership(trx, { workspace_id: workspace.id, user_id: member.user_id, admin: false, role: "user", active }, workspace.name);
+            if (active) await defaultWorkspaceIfNone(trx, member.user_id, workspace.id);
+            await emitMemberships(emit, "created", [created], member, profile, scope.userId, now);
+          } else {
+            checkUnassignable(scope.organization, member);
+            if (!existing) return;
+            await deleteMemberships(trx, [existing]);
+            await emitMemberships(emit, "deleted", [existing], member, profile, scope.userId, now);
+          }
+        });
+        return {};
+      },
+    });
+  };
+}

@@ -1,0 +1,91 @@
+import type { Knex } from "../../../lib/db.js";
+import { likePattern } from "../../../lib/scoped-table.js";
+import { organizationUsers, type MembershipRow, type OrganizationUserRow, type UserProfile } from "../organizations/store.js";
+import { workspaces, type WorkspaceRow } from "../workspaces/store.js";
+
+/** A workspace membership with its user's organization row and profile. */
+export interface WorkspaceMember {
+  membership: MembershipRow;
+  /** Undefined only for a membership whose user has no organization row (none is written so). */
+  member?: OrganizationUserRow;
+  profile: UserProfile;
+}
+
+/** The workspace (any organization), or undefined. */
+export async function workspaceById(db: Knex, workspaceId: number): Promise<WorkspaceRow | undefined> {
+  const raw = await db(workspaces.table).where({ id: workspaceId }).first();
+  return raw ? workspaces.read(raw) : undefined;
+}
+
+/** Whether the user may act in the workspace (an active membership). */
+export async function isActiveMember(db: Knex, workspaceId: number, userId: number): Promise<boolean> {
+  return Boolean(await db("workspace_users").where({ workspace_id: workspaceId, user_id: userId, active: true }).first("id"));
+}
+
+/** The workspace's members, by name, optionally whose name contains `name`. */
+export async function workspaceMembers(db: Knex, workspace: WorkspaceRow, name = ""): Promise<WorkspaceMember[]> {
+  const q = db("workspace_users as wu")
+    .join("users as u", "u.id", "wu.user_id")
+    .leftJoin("organization_users as ou", (j) => j.on("ou.user_id", "=", "wu.user_id").andOn("ou.organization_id", "=", db.raw("?", [workspace.organization_id])))
+    .where("wu.workspace_id", workspace.id);
+  if (name) q.andWhereRaw(`LOWER(u.fullname) LIKE ? ESCAPE '!'`, [likePattern(name)]);
+  const raws: Record<string, unknown>[] = await q
+    .orderByRaw("LOWER(u.fullname)")
+    .orderBy("wu.id")
+    .select(
+      "wu.id as wu_id", "wu.user_id as wu_user_id", "wu.admin as wu_admin", "wu.role as wu_role", "wu.active as wu_active",
+      "u.fullname as u_fullname", "u.email as u_email", "u.timezone as u_timezone",
+      "ou.id", "ou.organization_id", "ou.user_id", "ou.admin", "ou.owner", "ou.inactive", "ou.joined", "ou.role", "ou.rate", "ou.rate_last_updated",
+      "ou.labour_cost", "ou.working_hours_in_minutes", "ou.created_at", "ou.updated_at",
+    );
+  return raws.map((raw) => ({
+    membership: {
+      id: Number(raw.wu_id),
+      workspace_id: workspace.id,
+      workspace_name: workspace.name,
+      user_id: Number(raw.wu_user_id),
+      admin: Boolean(raw.wu_admin),
+      role: String(raw.wu_role),
+      active: Boolean(raw.wu_active),
+    },
+    member: raw.id === null || raw.id === undefined ? undefined : organizationUsers.read(raw),
+    profile: { id: Number(raw.wu_user_id), fullname: String(raw.u_fullname), email: String(raw.u_email), timezone: String(raw.u_timezone) },
+  }));
+}
+
+/** The workspace's memberships of these ids (those it has), locked for a change. */
+export async function membershipsForChange(trx: Knex.Transaction, workspace: WorkspaceRow, ids: number[]): Promise<MembershipRow[]> {
+  if (ids.length === 0) return [];
+  const raws: Record<string, unknown>[] = await trx("workspace_users").where({ workspace_id: workspace.id }).whereIn("id", ids).forUpdate();
+  return raws.map((raw) => membershipOf(raw, workspace));
+}
+
+/** The user's membership of the workspace, locked for a change. */
+export async function membershipForChange(trx: Knex.Transaction, workspace: WorkspaceRow, userId: number): Promise<MembershipRow | undefined> {
+  const raw = await trx("workspace_users").where({ workspace_id: workspace.id, user_id: userId }).forUpdate().first();
+  return raw ? membershipOf(raw, workspace) : undefined;
+}
+
+function membershipOf(raw: Record<string, unknown>, workspace: WorkspaceRow): MembershipRow {
+  return {
+    id: Number(raw.id),
+    workspace_id: workspace.id,
+    workspace_name: workspace.name,
+    user_id: Number(raw.user_id),
+    admin: Boolean(raw.admin),
+    role: String(raw.role),
+    active: Boolean(raw.active),
+  };
+}
+
+/** Deletes the memberships; a user whose default workspace this was gets another of its workspaces (or none). */
+export async function deleteMemberships(trx: Knex.Transaction, memberships: MembershipRow[]): Promise<void> {
+  if (memberships.length === 0) return;
+  await trx("workspace_users").whereIn("id", memberships.map((m) => m.id)).delete();
+  for (const m of memberships) {
+    const next = await trx("workspace_users").where({ user_id: m.user_id, active: true }).orderBy("workspace_id").first("workspace_id");
+    await trx("users")
+      .where({ id: m.user_id, default_workspace_id: m.workspace_id })
+      .update({ default_workspace_id: next ? Number(next.workspace_id) : null });
+  }
+}
