@@ -130,8 +130,12 @@ function organizationUserMessage(
   });
 }
 
-/** A workspace membership as the webhooks' workspace_user events carry it. */
-function workspaceUserMessage(m: MembershipRow, member: OrganizationUserRow, profile: UserProfile, now: Date): WorkspaceUser {
+/**
+ * A workspace membership as the workspace user lists and the webhooks' workspace_user events show
+ * it; `member` is the user's organization user row (none for a member outside the organization's
+ * rows), `at` the last change known.
+ */
+export function workspaceUserMessage(m: MembershipRow, member: OrganizationUserRow | undefined, profile: UserProfile, at: Date): WorkspaceUser {
   return create(WorkspaceUserSchema, {
     id: BigInt(m.id),
     workspaceId: BigInt(m.workspace_id),
@@ -139,19 +143,19 @@ function workspaceUserMessage(m: MembershipRow, member: OrganizationUserRow, pro
     active: m.active,
     admin: m.admin,
     workspaceAdmin: m.admin,
-    organizationAdmin: member.admin,
-    inactive: member.inactive,
+    organizationAdmin: member?.admin ?? false,
+    inactive: member?.inactive ?? false,
     role: m.role,
     name: profile.fullname,
     email: profile.email,
     timezone: profile.timezone,
-    at: stamp(now),
+    at: stamp(at),
     isDirect: true,
     groupIds: [],
-    rate: member.rate ?? undefined,
-    rateLastUpdated: stamp(member.rate_last_updated),
-    labourCost: int64(member.labour_cost),
-    workingHoursInMinutes: int64(member.working_hours_in_minutes),
+    rate: member?.rate ?? undefined,
+    rateLastUpdated: stamp(member?.rate_last_updated),
+    labourCost: int64(member?.labour_cost ?? null),
+    workingHoursInMinutes: int64(member?.working_hours_in_minutes ?? null),
   });
 }
 

@@ -1,13 +1,12 @@
 import { create } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
-import { WorkspaceUserSchema, type WorkspaceUser } from "../../../gen/accounts/v1/organizations_pb.js";
+import type { WorkspaceUser } from "../../../gen/accounts/v1/organizations_pb.js";
 import { SimpleWorkspaceUserSchema, WorkspaceUserService, type SimpleWorkspaceUser } from "../../../gen/accounts/v1/workspace_users_pb.js";
 import { badRequest, forbidden, notFound } from "../../../lib/errors.js";
 import { requireUser } from "../../../lib/identity.js";
 import { storageId } from "../../../lib/ids.js";
 import type { AccountsKit } from "../kit.js";
-import { emitMemberships } from "../organizations/handlers.js";
+import { emitMemberships, workspaceUserMessage } from "../organizations/handlers.js";
 import { mayAct } from "../organizations/rules.js";
 import { OrganizationGate } from "../organizations/scope.js";
 import { defaultWorkspaceIfNone, insertMembership, memberForChange, memberOf, userProfile, type OrganizationUserRow } from "../organizations/store.js";
@@ -15,32 +14,10 @@ import { workspaces, type WorkspaceRow } from "../workspaces/store.js";
 import { assignment, checkUnassignable, deletionIds } from "./rules.js";
 import { deleteMemberships, isActiveMember, membershipForChange, membershipsForChange, workspaceById, workspaceMembers, type WorkspaceMember } from "./store.js";
 
-const stamp = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
-const int64 = (n: number | null | undefined) => (n === null || n === undefined ? undefined : BigInt(n));
 
 /** A workspace member as the lists answer it; `at` is the membership's last change known (its organization user's). */
-function workspaceUserMessage({ membership: m, member, profile }: WorkspaceMember, workspace: WorkspaceRow): WorkspaceUser {
-  return create(WorkspaceUserSchema, {
-    id: BigInt(m.id),
-    workspaceId: BigInt(m.workspace_id),
-    userId: BigInt(m.user_id),
-    active: m.active,
-    admin: m.admin,
-    workspaceAdmin: m.admin,
-    organizationAdmin: member?.admin ?? false,
-    inactive: member?.inactive ?? false,
-    role: m.role,
-    name: profile.fullname,
-    email: profile.email,
-    timezone: profile.timezone,
-    at: stamp(member?.updated_at ?? member?.created_at ?? workspace.updated_at),
-    isDirect: true,
-    groupIds: [],
-    rate: member?.rate ?? undefined,
-    rateLastUpdated: stamp(member?.rate_last_updated),
-    labourCost: int64(member?.labour_cost),
-    workingHoursInMinutes: int64(member?.working_hours_in_minutes),
-  });
+function listedWorkspaceUser({ membership: m, member, profile }: WorkspaceMember, workspace: WorkspaceRow): WorkspaceUser {
+  return workspaceUserMessage(m, member, profile, member?.updated_at ?? member?.created_at ?? workspace.updated_at);
 }
 
 function simpleUserMessage({ membership: m, member, profile }: WorkspaceMember): SimpleWorkspaceUser {
@@ -76,7 +53,7 @@ export function workspaceUserHandlers({ storage, clock }: AccountsKit) {
     router.service(WorkspaceUserService, {
       async listWorkspaceUsers(req, ctx) {
         const workspace = await memberWorkspace(ctx, req.workspaceId);
-        return { workspaceUsers: (await workspaceMembers(db, workspace)).map((m) => workspaceUserMessage(m, workspace)) };
+        return { workspaceUsers: (await workspaceMembers(db, workspace)).map((m) => listedWorkspaceUser(m, workspace)) };
       },
 
       async listWorkspaceSimpleUsers(req, ctx) {
@@ -88,7 +65,7 @@ export function workspaceUserHandlers({ storage, clock }: AccountsKit) {
         const scope = await adminScope(ctx, req.organizationId);
         const workspace = await workspaces.get(db, scope.organization.id, req.workspaceId);
         if (!workspace) throw notFound("Resource can not be found");
-        return { workspaceUsers: (await workspaceMembers(db, workspace, req.name)).map((m) => workspaceUserMessage(m, workspace)) };
+        return { workspaceUsers: (await workspaceMembers(db, workspace, req.name)).map((m) => listedWorkspaceUser(m, workspace)) };
       },
 
       async patchOrganizationWorkspaceUsers(req, ctx) {
