@@ -1,5 +1,6 @@
 import type { ConnectRouter } from "@connectrpc/connect";
-import { InvitationService, type Invitation } from "../../../gen/accounts/v1/invitations_pb.js";
+import { create } from "@bufbuild/protobuf";
+import { InvitationSchema, InvitationService, type Invitation } from "../../../gen/accounts/v1/invitations_pb.js";
 import { badRequest, forbidden, notFound } from "../../../lib/errors.js";
 import { randomToken } from "../../../lib/ids.js";
 import { requireUser } from "../../../lib/identity.js";
@@ -73,11 +74,17 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
             });
             const url = inviteUrl(publicUrl, code);
             await mail(invitationMail(email, sender.fullname, organization.name, url, publicUrl));
-            answers.push({
-              $typeName: "accounts.v1.Invitation", email, invitationId: BigInt(row.id), inviteUrl: url, organizationId: BigInt(organization.id),
-              recipientId: BigInt(account?.id ?? 0), senderId: scope.userId,
-              workspaces: input.workspaces.map((w) => ({ $typeName: "accounts.v1.InvitedWorkspace", userId: BigInt(account?.id ?? 0), workspaceId: BigInt(w.workspace_id), workspaceUserId: 0n })),
-            });
+            answers.push(
+              create(InvitationSchema, {
+                email,
+                invitationId: BigInt(row.id),
+                inviteUrl: url,
+                organizationId: BigInt(organization.id),
+                recipientId: BigInt(account?.id ?? 0),
+                senderId: scope.userId,
+                workspaces: input.workspaces.map((w) => ({ userId: BigInt(account?.id ?? 0), workspaceId: BigInt(w.workspace_id), workspaceUserId: 0n })),
+              }),
+            );
           }
           return answers;
         });

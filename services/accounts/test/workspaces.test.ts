@@ -175,6 +175,11 @@ t.test("statistics: a workspace's for members, an organization's for its admins"
   t.equal((await sys.api("GET", `/api/v9/organizations/${organizationId}/workspaces/statistics`, { auth: member.auth })).status, 403);
   t.equal((await sys.api("GET", `/api/v9/organizations/${organizationId}/workspaces/statistics`, { auth: stranger.auth })).status, 403);
   t.equal((await sys.api("GET", `/api/v9/organizations/999999999/workspaces/statistics`, { auth: owner.auth })).status, 404);
+
+  const group = await sys.api("POST", `/api/v9/organizations/${organizationId}/groups`, { auth: owner.auth, body: { name: "Counted", workspaces: [wid] } });
+  t.equal(group.status, 200, group.text);
+  t.equal((await sys.api("GET", `/api/v9/workspaces/${wid}/statistics`, { auth: member.auth })).body.groups_count, 1, "a group assigned to the workspace is counted");
+  t.equal((await sys.api("GET", `/api/v9/organizations/${organizationId}/workspaces/statistics`, { auth: orgAdmin.auth })).body[wid].groups_count, 1);
 });
 
 t.test("time entry constraints: members read them, workspace admins set them", async (t) => {

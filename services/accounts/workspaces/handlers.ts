@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
-import { WorkspaceSchema, WorkspaceService, type Workspace, type WorkspaceStatistics } from "../../../gen/accounts/v1/workspaces_pb.js";
+import { WorkspaceSchema, WorkspaceService, WorkspaceStatisticsSchema, type Workspace, type WorkspaceStatistics } from "../../../gen/accounts/v1/workspaces_pb.js";
 import { badRequest, forbidden, notFound } from "../../../lib/errors.js";
 import { entityEvent } from "../../../lib/events.js";
 import type { EntityAction } from "../../../lib/event-catalog.js";
@@ -80,8 +80,11 @@ function workspaceEvent(action: EntityAction, seen: MemberWorkspace, actor: bigi
 }
 
 function statisticsMessage(s: WorkspaceStatisticsRow): WorkspaceStatistics {
-  // No groups exist yet: every workspace has none.
-  return { $typeName: "accounts.v1.WorkspaceStatistics", admins: s.admins.map((a) => ({ $typeName: "accounts.v1.WorkspaceAdmin", name: a.name, userId: BigInt(a.user_id) })), groupsCount: 0n, membersCount: BigInt(s.members) };
+  return create(WorkspaceStatisticsSchema, {
+    admins: s.admins.map((a) => ({ name: a.name, userId: BigInt(a.user_id) })),
+    groupsCount: BigInt(s.groups),
+    membersCount: BigInt(s.members),
+  });
 }
 
 /** The caller's workspaces; a workspace's settings, statistics and constraints; new workspaces of an organization. */

@@ -117,11 +117,12 @@ export async function workspaceCountOfOrganization(trx: Knex.Transaction, organi
 export interface WorkspaceStatisticsRow {
   admins: { name: string; user_id: number }[];
   members: number;
+  groups: number;
 }
 
-/** Admins (by name) and member count of each workspace: active memberships only. */
+/** Admins (by name) and member count of each workspace (active memberships only), and the groups assigned to it. */
 export async function statisticsOf(db: Knex, workspaceIds: number[]): Promise<Map<number, WorkspaceStatisticsRow>> {
-  const out = new Map<number, WorkspaceStatisticsRow>(workspaceIds.map((id) => [id, { admins: [], members: 0 }]));
+  const out = new Map<number, WorkspaceStatisticsRow>(workspaceIds.map((id) => [id, { admins: [], members: 0, groups: 0 }]));
   if (workspaceIds.length === 0) return out;
   const rows: Record<string, unknown>[] = await db("workspace_users as wu")
     .join("users as u", "u.id", "wu.user_id")
@@ -135,5 +136,7 @@ export async function statisticsOf(db: Knex, workspaceIds: number[]): Promise<Ma
     s.members++;
     if (r.admin) s.admins.push({ name: String(r.fullname), user_id: Number(r.user_id) });
   }
+  const groups: Record<string, unknown>[] = await db("group_workspaces").whereIn("workspace_id", workspaceIds).groupBy("workspace_id").select("workspace_id").count({ n: "*" });
+  for (const g of groups) out.get(Number(g.workspace_id))!.groups = Number(g.n);
   return out;
 }
