@@ -1,14 +1,9 @@
 import * as http from "node:http";
-import { benchListQuery, cpuMs, log, rssMiB, startProcess, stopProcess } from "./support.js";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { randomBytes } from "node:crypto";
-import { loadConfig, type Config } from "../lib/config.js";
+import { benchListQuery, log, rssMiB, startProcess } from "./support.js";
+import { cpuCell, httpGet, measure as measureLoad, startBenchSystem, tableLine, type Measurement } from "./measure.js";
 import { connectDatabase, isMysql, type Knex } from "../lib/db.js";
 import { Directory } from "../lib/directory.js";
 import { HiringAdminService } from "../gen/hiring/v1/admin_pb.js";
-import { cleanUp, freePort } from "../test/support/harness.js";
 import { HiringStore } from "../services/hiring/store.js";
 import { SyntheticHiring } from "../services/hiring/synthetic.js";
 import { readImport } from "../services/hiring/importing.js";
@@ -67,66 +62,14 @@ async function load(db: Knex, workspaceId: string): Promise<void> {
   if (!isMysql(db)) await db.raw("ANALYZE");
 }
 
-interface Measurement {
-  requests: number;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-  /** CPU time per request, ms: of the server's process, and of this one (the client, or the direct queries). */
-  serverCpu?: number;
-  benchCpu: number;
+/** Runs `request` at the bench's concurrency, for `count` requests or SECONDS. */
+function measure(count: number, request: () => Promise<boolean>, serverPid?: number): Promise<Measurement> {
+  return measureLoad(count, request, { concurrency: CONCURRENCY, seconds: SECONDS, serverPid });
 }
 
-/**
- * Runs `request` `count` times, or for `SECONDS`, whichever ends first, `CONCURRENCY` at a time,
- * and reads the CPU time the server's process (`serverPid`, if any) and this one spent meanwhile.
- */
-async function measure(count: number, request: () => Promise<boolean>, serverPid?: number): Promise<Measurement> {
-  const latencies: number[] = [];
-  const serverBefore = serverPid === undefined ? undefined : cpuMs(serverPid);
-  const benchBefore = process.cpuUsage();
-  let errors = 0;
-  let next = 0;
-  const started = process.hrtime.bigint();
-  const deadline = Date.now() + SECONDS * 1000;
-  const worker = async () => {
-    while (next < count && Date.now() < deadline) {
-      next++;
-      const t0 = process.hrtime.bigint();
-      const ok = await request().catch(() => false);
-      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-      if (!ok) errors++;
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
-  const serverAfter = serverPid === undefined ? undefined : cpuMs(serverPid);
-  const bench = process.cpuUsage(benchBefore);
-  return {
-    requests: latencies.length,
-    rps: latencies.length / seconds,
-    p50: pct(0.5),
-    p99: pct(0.99),
-    errors,
-    serverCpu: serverAfter === undefined || serverBefore === undefined ? undefined : (serverAfter - serverBefore) / latencies.length,
-    benchCpu: (bench.user + bench.system) / 1000 / latencies.length,
-  };
-}
-
-/** GET through the gateway; resolves with the status and the body. */
+/** GET with the hiring API key. */
 function get(agent: http.Agent, port: number, path: string, key: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: "127.0.0.1", port, path, agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-      res.on("error", reject);
-    });
-    req.on("error", reject);
-  });
+  return httpGet(agent, port, path, { authorization: `Bearer ${key}` });
 }
 
 interface Scenario {
@@ -135,27 +78,11 @@ interface Scenario {
 }
 
 async function main(): Promise<void> {
-  const id = `bench${randomBytes(3).toString("hex")}_`;
-  const ports = { gateway: await freePort(), hiring: await freePort(), accounts: await freePort(), tracking: await freePort(), notifier: await freePort(), bare: await freePort() };
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATA_DIR: mkdtempSync(join(tmpdir(), "workhub-bench-")),
-    DATABASE_PREFIX: id,
-    NATS_PREFIX: id,
-    INTERNAL_TOKEN: "",
-    PORT: String(ports.gateway),
-    HIRING_PORT: String(ports.hiring),
-    ACCOUNTS_PORT: String(ports.accounts),
-    TRACKING_PORT: String(ports.tracking),
-    NOTIFIER_PORT: String(ports.notifier),
-    HIRING_URL: `http://127.0.0.1:${ports.hiring}`,
-    LOG_LEVEL: "warn",
-  };
-  const config: Config = loadConfig(env);
-  const mode = config.mysqlUrl ? `MySQL ${new URL(config.mysqlUrl).host} + NATS ${config.natsUrl ?? "(in-process bus)"}` : "embedded (SQLite, in-process bus)";
+  const sys = await startBenchSystem();
+  const { config, ports, env, mode } = sys;
   log(`hiring bench: ${CANDIDATES} candidates, ${mode}, concurrency ${CONCURRENCY}, ${REQUESTS} requests or ${SECONDS} s per row`);
-  const system = await startProcess("cmd/start.ts", env, `http://127.0.0.1:${ports.gateway}/readyz`);
-  const children = [system];
+  const system = sys.process;
+  const children = [];
   let db: Knex | undefined;
   try {
     const ws = await new Directory(config).client("hiring", HiringAdminService).createWorkspace({ name: "Bench" });
@@ -215,14 +142,13 @@ async function main(): Promise<void> {
       log(`  ${s.name}: ${rows.slice(-paths.length).map((r) => `${r.path} ${r.m.rps.toFixed(0)} req/s`).join(", ")}`);
     }
 
-    const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
+    const line = tableLine;
     const out: string[] = [];
     out.push(`hiring candidate list, ${CANDIDATES} candidates (${listedCount} listed), ${mode}, concurrency ${CONCURRENCY}, ${REQUESTS} requests or ${SECONDS} s per row, limit 100`);
     out.push(line(["query", "path", "matches", "requests", "req/s", "p50 ms", "p99 ms", "errors", "server CPU ms/req", "bench CPU ms/req"]));
     out.push(line(["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]));
     for (const r of rows) {
-      const cpu = (ms: number | undefined) => (ms === undefined ? "n/a" : ms.toFixed(3));
-      out.push(line([r.scenario, r.path, String(r.total), String(r.m.requests), r.m.rps.toFixed(0), r.m.p50.toFixed(2), r.m.p99.toFixed(2), String(r.m.errors), cpu(r.m.serverCpu), cpu(r.m.benchCpu)]));
+      out.push(line([r.scenario, r.path, String(r.total), String(r.m.requests), r.m.rps.toFixed(0), r.m.p50.toFixed(2), r.m.p99.toFixed(2), String(r.m.errors), cpuCell(r.m.serverCpu), cpuCell(r.m.benchCpu)]));
     }
     const find = (scenario: string, path: string) => rows.find((r) => r.scenario === scenario && r.path.startsWith(path))?.m;
     out.push("");
@@ -243,8 +169,7 @@ async function main(): Promise<void> {
     process.stdout.write(`${out.join("\n")}\n`);
   } finally {
     await db?.destroy();
-    for (const child of children) await stopProcess(child);
-    await cleanUp(config);
+    await sys.stop(children);
   }
 }
 

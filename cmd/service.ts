@@ -1,6 +1,6 @@
 import { loadConfig, SERVICE_NAMES, type ServiceName } from "../lib/config.js";
 import { createLogger } from "../lib/logger.js";
-import { startSystem } from "./system.js";
+import { startSystem, stopOnSignals } from "./system.js";
 
 /** `npm run service -- <name>`: one service (or the gateway) alone, as in Kubernetes. */
 const name = process.argv[2];
@@ -19,9 +19,4 @@ const system = await startSystem({
 });
 log.info({ ports: system.ports }, `${name} started`);
 
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, async () => {
-    await system.close();
-    process.exit(0);
-  });
-}
+stopOnSignals(system, log);

@@ -1,6 +1,6 @@
 import { loadConfig, SERVICE_NAMES } from "../lib/config.js";
 import { createLogger } from "../lib/logger.js";
-import { startSystem } from "./system.js";
+import { startSystem, stopOnSignals } from "./system.js";
 
 /** `npm start`: every service and the gateway in one process. */
 const config = loadConfig();
@@ -10,13 +10,4 @@ const mode = config.mysqlUrl ? `MySQL ${new URL(config.mysqlUrl).host}, NATS ${c
 log.info({ ports: system.ports }, `gateway listening on ${system.gatewayUrl} (${mode})`);
 console.log(`Gateway: http://localhost:${system.ports.gateway}`);
 
-let stopping = false;
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, async () => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`${signal}: shutting down`);
-    await system.close();
-    process.exit(0);
-  });
-}
+stopOnSignals(system, log);

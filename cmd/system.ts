@@ -5,6 +5,7 @@ import { createLogger, type Logger } from "../lib/logger.js";
 import { InProcessBus, JetStreamBus, type EventBus } from "../lib/bus.js";
 import { Directory, serverInterceptors } from "../lib/directory.js";
 import { serveConnect, type Listening } from "../lib/serve.js";
+import { HttpMetrics, RpcMetrics } from "../lib/metrics.js";
 import type { ServiceFactory, ServiceInstance } from "../lib/service.js";
 import { buildGateway } from "../gateway/server.js";
 import { createHiringService } from "../services/hiring/index.js";
@@ -60,13 +61,16 @@ export async function startSystem(options: {
   const bus: EventBus = config.natsUrl ? await JetStreamBus.connect(config.natsUrl, config.natsPrefix, log) : new InProcessBus();
   const directory = new Directory(config, log);
   const services = new Map<ServiceName, ServiceInstance>();
+  // Request counts and latencies per RPC, served with the service's own figures at /metrics.
+  const rpcMetrics = new Map<ServiceName, RpcMetrics>();
   const listening: Listening[] = [];
   const ports: System["ports"] = {};
   let gateway: FastifyInstance | undefined;
 
   const close = async () => {
     await gateway?.close();
-    for (const l of listening) await l.close();
+    // Each port drains its calls in progress at the same time.
+    await Promise.all(listening.map((l) => l.close()));
     for (const s of [...services.values()].reverse()) await s.close().catch((err) => log.error({ err }, "closing failed"));
     await bus.close();
   };
@@ -76,14 +80,16 @@ export async function startSystem(options: {
     for (const name of order) {
       const instance = await FACTORIES[name]({ config, clock, bus, directory, log: log.child({ service: name }) });
       services.set(name, instance);
-      directory.registerLocal(name, instance.routes);
+      rpcMetrics.set(name, new RpcMetrics(name));
+      directory.registerLocal(name, instance.routes, [rpcMetrics.get(name)!.interceptor]);
     }
     for (const [name, instance] of services) {
+      const metrics = rpcMetrics.get(name)!;
       const l = await serveConnect({
         routes: instance.routes,
-        interceptors: serverInterceptors(config, log.child({ service: name })),
+        interceptors: [metrics.interceptor, ...serverInterceptors(config, log.child({ service: name }))],
         ready: () => instance.ready(),
-        metrics: instance.metrics?.bind(instance),
+        metrics: () => metrics.exposition(instance.metrics?.bind(instance)),
         port: config.ports[name],
         host: options.host ?? config.host,
       });
@@ -96,7 +102,7 @@ export async function startSystem(options: {
         const checks = SERVICE_NAMES.map((n) => (services.has(n) ? services.get(n)!.ready() : remoteReady(config.serviceUrls[n])));
         return (await Promise.all(checks)).every(Boolean);
       };
-      gateway = await buildGateway({ directory, log, ready, trustProxy: config.trustProxy });
+      gateway = await buildGateway({ directory, log, ready, trustProxy: config.trustProxy, metrics: new HttpMetrics() });
       await gateway.listen({ port: config.ports.gateway, host: options.host ?? config.host });
       ports.gateway = (gateway.server.address() as { port: number }).port;
     }
@@ -114,4 +120,41 @@ export async function startSystem(options: {
     gatewayUrl: ports.gateway !== undefined ? `http://127.0.0.1:${ports.gateway}` : undefined,
     close,
   };
+}
+
+/**
+ * How long a process gives itself to stop after SIGTERM before it exits anyway: the drain of the
+ * calls in progress (DRAIN_MS), then the services' background work, the pools and the bus. It fits
+ * in the pods' terminationGracePeriodSeconds (30 s) after their preStop pause (5 s).
+ */
+export const SHUTDOWN_BUDGET_MS = 20_000;
+
+/**
+ * On SIGTERM or SIGINT: stop taking requests, finish the ones in progress, stop the services'
+ * background work, close the pools and the bus, then exit (0, or 1 when that failed or took
+ * longer than SHUTDOWN_BUDGET_MS).
+ */
+export function stopOnSignals(system: System, log: Logger): void {
+  let stopping = false;
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      log.info(`${signal}: shutting down`);
+      setTimeout(() => {
+        log.error(`shutdown took longer than ${SHUTDOWN_BUDGET_MS} ms; exiting`);
+        process.exit(1);
+      }, SHUTDOWN_BUDGET_MS).unref();
+      system.close().then(
+        () => {
+          log.info("stopped");
+          process.exit(0);
+        },
+        (err) => {
+          log.error({ err }, "shutdown failed");
+          process.exit(1);
+        },
+      );
+    });
+  }
 }

@@ -15,6 +15,7 @@ import { FailureThrottle } from "./throttle.js";
 import { errorReply, familyOfPath, isRetiredHiringVersion, replyForConnectError, type ErrorReply } from "./errors.js";
 import { AuthenticationFailed, Authenticator, SESSION_COOKIE } from "./auth.js";
 import { answerClientError } from "./client-errors.js";
+import { HttpMetrics } from "../lib/metrics.js";
 
 export const BODY_LIMIT = 1024 * 1024;
 /** Session cookie lifetime; the accounts service expires sessions after the same time. */
@@ -37,6 +38,8 @@ export interface GatewayOptions {
   trustProxy: boolean | string;
   /** TIMEOUTS, shorter in tests. */
   timeouts?: Partial<typeof TIMEOUTS>;
+  /** Request counts and latencies per route, served at GET /metrics (a new set when not given). */
+  metrics?: HttpMetrics;
 }
 
 /** A step refused the request: the answer is decided. */
@@ -66,7 +69,8 @@ function requestMessage(route: RestRoute, req: FastifyRequest): Record<string, u
   const params = (req.params ?? {}) as Record<string, string>;
   for (const field of input.fields) {
     if (route.pathVariables.includes(field.name) || field === route.bodyField) continue;
-    const raw = query[field.name];
+    // The proto name, or its JSON name where the real API's parameter is camel-case (teDeletionMode).
+    const raw = query[field.name] ?? query[field.jsonName];
     if (raw !== undefined) message[field.localName] = coerceParam(field, raw);
   }
   if (route.option.body === "*") {
@@ -95,6 +99,9 @@ function publicUrl(req: FastifyRequest): string {
  * The gateway: one Fastify route per RPC with a route option, found in the descriptors at
  * start-up; REST JSON in, a Connect call to the owning service, REST JSON out.
  */
+/** The longest path segment the router takes (comma-separated ids of a bulk change). */
+export const MAX_PATH_SEGMENT = 2048;
+
 export async function buildGateway(options: GatewayOptions) {
   const { directory, log } = options;
   const timeouts = { ...TIMEOUTS, ...options.timeouts };
@@ -109,8 +116,12 @@ export async function buildGateway(options: GatewayOptions) {
     // The client's address (the failure throttle's key) comes from X-Forwarded-For only when the
     // peer is a trusted proxy: a client that can reach the gateway directly cannot choose it.
     trustProxy: options.trustProxy,
+    // Stopping: requests on connections already open are still answered (see the preClose hook).
+    return503OnClosing: false,
+    // A path segment may carry a bulk change's ids (100 time entries, each id up to 16 digits).
+    routerOptions: { maxParamLength: MAX_PATH_SEGMENT },
     // What the router refuses before any route: a malformed percent-encoding (400) and a path
-    // segment over 100 characters (414), in the family's error format.
+    // segment over MAX_PATH_SEGMENT characters (414), in the family's error format.
     frameworkErrors: (err, req, reply) => {
       const status = err.statusCode === 414 ? 414 : 400;
       void send(reply, errorReply(familyOfPath(req.url), status, status === 414 ? "URI Too Long" : "Invalid URL"));
@@ -144,9 +155,22 @@ export async function buildGateway(options: GatewayOptions) {
     }
   });
 
+  const metrics = options.metrics ?? new HttpMetrics();
+  app.addHook("onResponse", async (req, reply) => {
+    metrics.observe(req.routeOptions.url, req.method, reply.statusCode, reply.elapsedTime / 1000);
+  });
+
+  // Stopping (SIGTERM): requests that still come on open connections are answered, each answer
+  // closing its connection, so that the drain ends once they are (return503OnClosing is off).
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+
   // No answer is to be sniffed as something other than its declared type.
   app.addHook("onSend", async (_req, reply) => {
     reply.header("x-content-type-options", "nosniff");
+    if (closing) reply.header("connection", "close");
   });
 
   app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, req, reply) => {
@@ -168,6 +192,8 @@ export async function buildGateway(options: GatewayOptions) {
   const openapi = openApiDocument(routes);
   app.get("/openapi.json", async () => openapi);
   app.get("/healthz", async () => ({ status: "ok" }));
+  // Inside the cluster only: the Ingress forwards the API's paths, never this one.
+  app.get("/metrics", async (_req, reply) => reply.type("text/plain; version=0.0.4").send(await metrics.exposition()));
   app.get("/readyz", async (_req, reply) => {
     const ok = await options.ready().catch(() => false);
     return reply.code(ok ? 200 : 503).send({ status: ok ? "ok" : "unavailable" });

@@ -7,7 +7,17 @@ import { file_accounts_v1_organizations } from "../gen/accounts/v1/organizations
 import { file_accounts_v1_invitations } from "../gen/accounts/v1/invitations_pb.js";
 import { file_accounts_v1_groups } from "../gen/accounts/v1/groups_pb.js";
 import { file_accounts_v1_workspace_users } from "../gen/accounts/v1/workspace_users_pb.js";
+import { file_accounts_v1_preferences } from "../gen/accounts/v1/preferences_pb.js";
 import { file_tracking_v1_clients } from "../gen/tracking/v1/clients_pb.js";
+import { file_tracking_v1_projects } from "../gen/tracking/v1/projects_pb.js";
+import { file_tracking_v1_tasks } from "../gen/tracking/v1/tasks_pb.js";
+import { file_tracking_v1_me } from "../gen/tracking/v1/me_pb.js";
+import { file_tracking_v1_tags } from "../gen/tracking/v1/tags_pb.js";
+import { file_tracking_v1_project_users } from "../gen/tracking/v1/project_users_pb.js";
+import { file_tracking_v1_project_groups } from "../gen/tracking/v1/project_groups_pb.js";
+import { file_tracking_v1_reminders } from "../gen/tracking/v1/reminders_pb.js";
+import { file_tracking_v1_alerts } from "../gen/tracking/v1/alerts_pb.js";
+import { file_tracking_v1_time_entries } from "../gen/tracking/v1/time_entries_pb.js";
 import { file_notifier_v1_webhooks } from "../gen/notifier/v1/webhooks_pb.js";
 import { file_notifier_v1_tracking_webhooks } from "../gen/notifier/v1/tracking_webhooks_pb.js";
 
@@ -21,7 +31,17 @@ export const PROTO_FILES: DescFile[] = [
   file_accounts_v1_invitations,
   file_accounts_v1_groups,
   file_accounts_v1_workspace_users,
+  file_accounts_v1_preferences,
   file_tracking_v1_clients,
+  file_tracking_v1_projects,
+  file_tracking_v1_tasks,
+  file_tracking_v1_me,
+  file_tracking_v1_tags,
+  file_tracking_v1_project_users,
+  file_tracking_v1_project_groups,
+  file_tracking_v1_reminders,
+  file_tracking_v1_alerts,
+  file_tracking_v1_time_entries,
   file_notifier_v1_webhooks,
   file_notifier_v1_tracking_webhooks,
 ];

@@ -71,8 +71,21 @@ export async function migrate(db: Knex, migrations: Migration[]): Promise<void> 
     getMigrationName: (m) => m.name,
     getMigration: async (m) => m,
   };
-  await db.migrate.latest({ migrationSource: source });
+  // Replicas (and their init containers) that start together: one migrates, the others wait for
+  // its lock and then find nothing left to do. A lock still held after a minute is reported.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.migrate.latest({ migrationSource: source });
+      return;
+    } catch (err) {
+      if ((err as Error).name !== "MigrationLocked" || attempt >= MIGRATION_LOCK_ATTEMPTS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
 }
+
+/** How many times (a second apart) `migrate` tries for the migration lock another process holds. */
+const MIGRATION_LOCK_ATTEMPTS = 60;
 
 /** Opens and migrates a service's schema. */
 export async function openDatabase(config: Config, service: ServiceName, migrations: Migration[]): Promise<Knex> {

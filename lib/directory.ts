@@ -7,7 +7,7 @@ import { internalAuthInterceptor, internalTokenInterceptor } from "./identity.js
 import { createLocalTransport } from "./local-transport.js";
 import { fieldLimitsInterceptor } from "./field-limits.js";
 import { isConnectionFailure } from "./db.js";
-import { unavailable } from "./errors.js";
+import { rewrap, unavailable } from "./errors.js";
 
 /**
  * What a handler threw that is not a ConnectError: a database that cannot be reached answers
@@ -43,7 +43,7 @@ export function serverInterceptors(config: Config, log: Logger): Interceptor[] {
  * configured URL.
  */
 export class Directory {
-  private readonly local = new Map<ServiceName, (router: ConnectRouter) => void>();
+  private readonly local = new Map<ServiceName, { routes: (router: ConnectRouter) => void; interceptors: Interceptor[] }>();
   private readonly transports = new Map<ServiceName, Transport>();
 
   constructor(
@@ -51,8 +51,9 @@ export class Directory {
     private readonly log?: Logger,
   ) {}
 
-  registerLocal(name: ServiceName, routes: (router: ConnectRouter) => void): void {
-    this.local.set(name, routes);
+  /** `interceptors` run before serverInterceptors on every call in memory (the service's metrics). */
+  registerLocal(name: ServiceName, routes: (router: ConnectRouter) => void, interceptors: Interceptor[] = []): void {
+    this.local.set(name, { routes, interceptors });
     this.transports.delete(name);
   }
 
@@ -60,11 +61,11 @@ export class Directory {
     let t = this.transports.get(name);
     if (!t) {
       const interceptors = [internalTokenInterceptor(this.config.internalToken)];
-      const routes = this.local.get(name);
-      t = routes
-        ? createLocalTransport(routes, {
+      const local = this.local.get(name);
+      t = local
+        ? createLocalTransport(local.routes, {
             clientInterceptors: interceptors,
-            serverInterceptors: serverInterceptors(this.config, this.log ?? createLogger("silent")),
+            serverInterceptors: [...local.interceptors, ...serverInterceptors(this.config, this.log ?? createLogger("silent"))],
           })
         : createConnectTransport({ baseUrl: this.config.serviceUrls[name], httpVersion: "2", useBinaryFormat: true, interceptors });
       this.transports.set(name, t);
@@ -80,6 +81,23 @@ export class Directory {
   client<S extends DescService>(name: ServiceName, service: S): Client<S> {
     const transport: Transport = {
       unary: (...args) => this.transport(name).unary(...args),
+      stream: (...args) => this.transport(name).stream(...args),
+    };
+    return createClient(service, transport);
+  }
+
+  /**
+   * A client for a service that calls another while answering its own caller: a refusal from the
+   * other service comes back rewrapped (`rewrap`), so it can be thrown on as this service's answer.
+   */
+  peerClient<S extends DescService>(name: ServiceName, service: S): Client<S> {
+    const transport: Transport = {
+      unary: (...args) =>
+        this.transport(name)
+          .unary(...args)
+          .catch((err: unknown) => {
+            throw rewrap(err);
+          }),
       stream: (...args) => this.transport(name).stream(...args),
     };
     return createClient(service, transport);

@@ -20,6 +20,10 @@ export const badRequest = (message: string) => new ConnectError(message, Code.In
 export const paymentRequired = (message: string) => withStatus(402, Code.FailedPrecondition, message);
 /** 403: the caller may not do this (or may not know that it exists). */
 export const forbidden = (message = "Forbidden") => new ConnectError(message, Code.PermissionDenied);
+/** The time-tracking reference's words for a member who may not do what it asked. */
+export const NO_ACCESS = "User does not have access to this resource.";
+/** 403 with NO_ACCESS. */
+export const noAccess = () => forbidden(NO_ACCESS);
 /** 404 */
 export const notFound = (message: string) => new ConnectError(message, Code.NotFound);
 /** 409: the thing is not in a state that allows this (an entry already stopped, a name taken at once). */

@@ -13,7 +13,17 @@ export const EVENT_CATALOG: Readonly<Record<ServiceName, Readonly<Record<string,
   // organization, changed with its organization user (admin, active, role, paid fields), removed
   // when the user leaves or is removed.
   accounts: { workspace: ["created", "updated", "deleted"], workspace_user: ["created", "updated", "deleted"] },
-  tracking: { client: ["created", "updated", "deleted"] },
+  // The tracking resources; a project group is a link, made and removed, never changed; a time
+  // entry's stop is an update (the real webhooks API has no "stopped" action).
+  tracking: {
+    client: ["created", "updated", "deleted"],
+    project: ["created", "updated", "deleted"],
+    task: ["created", "updated", "deleted"],
+    tag: ["created", "updated", "deleted"],
+    project_user: ["created", "updated", "deleted"],
+    project_group: ["created", "deleted"],
+    time_entry: ["created", "updated", "deleted"],
+  },
   notifier: {},
 };
 

@@ -1,3 +1,5 @@
+import type { Client } from "@connectrpc/connect";
+import type { IdentityService } from "../gen/accounts/v1/accounts_pb.js";
 import type { Clock } from "./clock.js";
 import type { Knex } from "./db.js";
 import type { ChangeOptions, Emit, ServiceStorage } from "./storage.js";
@@ -13,6 +15,8 @@ export interface ResourceKit {
   storage: ServiceStorage;
   gate: WorkspaceGate;
   clock: Clock;
+  /** Questions to the accounts service beyond access (a workspace's members, its organization's groups, profiles); its refusals come rewrapped (`Directory.peerClient`). */
+  identity: Client<typeof IdentityService>;
 }
 
 /**

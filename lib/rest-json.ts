@@ -17,7 +17,12 @@ function pad(n: number, width = 2): string {
 function dateTimeParts(ts: Timestamp): { base: string; micros: number } {
   const ms = Number(ts.seconds) * 1000;
   const d = new Date(ms);
-  const base = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+  const year = d.getUTCFullYear();
+  // toISOString is the fast path; it writes other years (and no date at all) differently.
+  const base =
+    year >= 0 && year <= 9999
+      ? d.toISOString().slice(0, 19)
+      : `${pad(year, 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
   return { base, micros: Math.floor(ts.nanos / 1000) };
 }
 
@@ -114,7 +119,14 @@ export function encodeField(field: DescField, value: unknown, format: TimestampF
 export function encodeMessage(desc: DescMessage, msg: Plain, format: TimestampFormat): JsonValue {
   const out: Record<string, JsonValue> = {};
   for (const field of desc.fields) {
-    const value = field.oneof ? undefined : msg[field.localName];
+    if (field.oneof) {
+      // A oneof member is written only when it is the case set: a field the real API omits
+      // when it has no value (legacy aliases, meta fields) is declared in a oneof of its own.
+      const set = msg[field.oneof.localName] as { case?: string; value?: unknown } | undefined;
+      if (set?.case === field.localName && set.value !== undefined) out[field.name] = encodeFieldValue(field, set.value, format);
+      continue;
+    }
+    const value = msg[field.localName];
     if (value === undefined) {
       if (field.fieldKind === "list") out[field.name] = [];
       else if (field.fieldKind === "map") out[field.name] = {};

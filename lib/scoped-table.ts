@@ -12,6 +12,8 @@ export interface TableDeclaration<Row extends { id: number }> {
   columns: { [K in keyof Row]-?: Column };
   /** The order of `list`: columns, each ascending; `lower(<column>)` sorts ignoring case. */
   order: string[];
+  /** The column a soft-deleted row has set (its deletion time), for `getLive`. */
+  deletedAt?: keyof Row & string;
 }
 
 /** What `list` can narrow by: equal values, case-insensitive substrings. */
@@ -76,6 +78,14 @@ export class ScopedTable<Row extends { id: number }> {
   async get(db: Knex, scope: number, id: bigint): Promise<Row | undefined> {
     const raw = await this.one(db, scope, id);
     return raw ? this.read(raw) : undefined;
+  }
+
+  /** A row that is not soft-deleted (what other resources check before they refer to one), or undefined. */
+  async getLive(db: Knex, scope: number, id: bigint): Promise<Row | undefined> {
+    const { deletedAt } = this.declaration;
+    if (!deletedAt) throw new Error(`${this.table} declares no deletedAt column`);
+    const row = await this.get(db, scope, id);
+    return row && row[deletedAt] === null ? row : undefined;
   }
 
   /**

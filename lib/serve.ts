@@ -6,8 +6,16 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 
 export interface Listening {
   port: number;
-  close(): Promise<void>;
+  /**
+   * Stops taking connections and lets the calls in progress finish: HTTP/2 sessions get a GOAWAY,
+   * HTTP/1 connections close when their request is answered (idle ones at once). What is still
+   * open after `graceMs` is cut.
+   */
+  close(graceMs?: number): Promise<void>;
 }
+
+/** How long `Listening.close` waits for calls in progress by default. */
+export const DRAIN_MS = 10_000;
 
 interface MinimalResponse {
   writeHead(status: number, headers: Record<string, string>): unknown;
@@ -61,13 +69,39 @@ export async function serveConnect(options: {
   const h1 = http.createServer(adapter);
   const h2 = http2.createServer({}, adapter);
   const sockets = new Set<net.Socket>();
+  const sessions = new Set<http2.ServerHttp2Session>();
+  // HTTP/1 requests in progress per connection: a draining server closes a connection once its count is 0.
+  const busy = new Map<net.Socket, number>();
+  const h2Sockets = new WeakSet<net.Socket>();
+  let draining = false;
+  h2.on("session", (session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+    if (draining) session.close();
+  });
+  h1.prependListener("request", (req, res) => {
+    const socket = req.socket;
+    busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    if (draining) res.setHeader("connection", "close");
+    res.once("close", () => {
+      const left = (busy.get(socket) ?? 1) - 1;
+      busy.set(socket, Math.max(left, 0));
+      if (draining && left <= 0) socket.end();
+    });
+  });
   const server = net.createServer((socket) => {
     sockets.add(socket);
-    socket.on("close", () => sockets.delete(socket));
+    socket.on("close", () => {
+      sockets.delete(socket);
+      busy.delete(socket);
+    });
     socket.once("data", (chunk) => {
       socket.pause();
       socket.unshift(chunk);
-      (chunk.subarray(0, 3).toString("latin1") === "PRI" ? h2 : h1).emit("connection", socket);
+      const http2Preface = chunk.subarray(0, 3).toString("latin1") === "PRI";
+      if (http2Preface) h2Sockets.add(socket);
+      else busy.set(socket, busy.get(socket) ?? 0);
+      (http2Preface ? h2 : h1).emit("connection", socket);
       process.nextTick(() => socket.resume());
     });
     socket.on("error", () => socket.destroy());
@@ -79,10 +113,19 @@ export async function serveConnect(options: {
   const port = (server.address() as net.AddressInfo).port;
   return {
     port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        for (const s of sockets) s.destroy();
-      }),
+    close: async (graceMs = DRAIN_MS) => {
+      draining = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const session of sessions) session.close();
+      // Idle HTTP/1 connections close now. One that has sent nothing yet is served as it comes
+      // (an HTTP/2 session is closed as soon as it opens, after the calls it carried at once).
+      for (const socket of sockets) if (busy.get(socket) === 0) socket.destroy();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+      await Promise.race([closed, late]);
+      clearTimeout(timer);
+      for (const s of sockets) s.destroy();
+      await closed;
+    },
   };
 }

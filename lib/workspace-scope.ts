@@ -1,12 +1,13 @@
+import { create } from "@bufbuild/protobuf";
 import type { Client, HandlerContext } from "@connectrpc/connect";
-import { IdentityService, type CheckWorkspaceAccessResponse } from "../gen/accounts/v1/accounts_pb.js";
+import { IdentityService, type CheckWorkspaceAccessResponse, type WorkspaceRules, WorkspaceRulesSchema } from "../gen/accounts/v1/accounts_pb.js";
 import type { Clock } from "./clock.js";
 import type { Directory } from "./directory.js";
 import { requireUser } from "./identity.js";
-import { forbidden, paymentRequired, rewrap } from "./errors.js";
+import { forbidden, paymentRequired } from "./errors.js";
 import { storageId } from "./ids.js";
 
-type Access = Pick<CheckWorkspaceAccessResponse, "admin" | "organizationId" | "premium" | "role">;
+type Access = Pick<CheckWorkspaceAccessResponse, "admin" | "organizationId" | "premium" | "role" | "rules">;
 
 /** Who acts in which workspace, with what role: what every workspace-scoped handler starts from. */
 export interface WorkspaceScope {
@@ -18,6 +19,8 @@ export interface WorkspaceScope {
   role: string;
   admin: boolean;
   premium: boolean;
+  /** The workspace's settings that decide what members may do and what resources default to. */
+  rules: WorkspaceRules;
 }
 
 /** What a call needs beyond membership, declared where the handler asks for its scope. */
@@ -44,7 +47,7 @@ export class WorkspaceGate {
     private readonly clock: Clock,
     private readonly ttlMs = 5_000,
   ) {
-    this.client = directory.client("accounts", IdentityService);
+    this.client = directory.peerClient("accounts", IdentityService);
   }
 
   /** The caller's scope in the workspace, or the 403 (not a member, no such workspace) / 402 it declares. */
@@ -55,7 +58,14 @@ export class WorkspaceGate {
     if (!access || workspace === undefined) throw forbidden(requirements.denied);
     if (requirements.admin && !access.admin) throw forbidden(requirements.admin);
     if (requirements.premium && !access.premium) throw paymentRequired(requirements.premium);
-    return { userId, workspaceId, workspace, organizationId: access.organizationId, role: access.role, admin: access.admin, premium: access.premium };
+    return { userId, workspaceId, workspace, organizationId: access.organizationId, role: access.role, admin: access.admin, premium: access.premium, rules: access.rules ?? create(WorkspaceRulesSchema) };
+  }
+
+  /** The storage ids of the workspaces the caller is an active member of (the span of `/me/...` lists). */
+  async memberships(ctx: HandlerContext): Promise<number[]> {
+    const userId = requireUser(ctx);
+    const answer = await this.client.listUserWorkspaces({ userId });
+    return answer.workspaceIds.map(storageId).filter((id): id is number => id !== undefined);
   }
 
   private async access(userId: bigint, workspaceId: bigint): Promise<Access | undefined> {
@@ -63,9 +73,7 @@ export class WorkspaceGate {
     const now = this.clock.now().getTime();
     let entry = this.cache.get(key);
     if (!entry || now - entry.at > this.ttlMs) {
-      const answer = await this.client.checkWorkspaceAccess({ userId, workspaceId }).catch((err) => {
-        throw rewrap(err);
-      });
+      const answer = await this.client.checkWorkspaceAccess({ userId, workspaceId });
       entry = { at: now, access: answer.allowed ? answer : undefined };
       if (this.cache.size > 10_000) this.cache.clear();
       this.cache.set(key, entry);

@@ -37,3 +37,16 @@ t.test("bench:webhooks runs and loses nothing", async (t) => {
   t.match(res.stdout, /delivered\s+36 of 36 \(lost 0, duplicates \d+\)/, "3 subscriptions x (2 warm-up + 10) events");
   t.match(res.stdout, /order violations\s+0/);
 });
+
+t.test("bench:tracking projects runs and every row answers without errors", async (t) => {
+  const res = await run("bench/tracking.ts", { BENCH_ONLY: "projects", BENCH_PROJECTS: "300", BENCH_USERS: "5", BENCH_REQUESTS: "20", BENCH_SECONDS: "5" });
+  t.equal(res.code, 0, res.stderr.slice(-2000));
+  const rows = res.stdout.split("\n").filter((l) => /^\| (filtered, sorted page|first page|90% deep page)/.test(l));
+  t.equal(rows.length, 6, "three queries, gateway and bare server each");
+  for (const row of rows) {
+    const cells = row.split("|").map((c) => c.trim());
+    t.equal(cells[8], "0", `no failed request: ${cells[1]}, ${cells[2]}`);
+    t.ok(Number(cells[5]) > 0, "a throughput");
+  }
+  t.match(res.stdout, /deep page cost \/ first page cost \(gateway, by throughput\): [\d.]+/);
+});

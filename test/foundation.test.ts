@@ -8,6 +8,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 import { HiringAdminService } from "../gen/hiring/v1/admin_pb.js";
 import { internalTokenInterceptor } from "../lib/identity.js";
+import { MAX_PATH_SEGMENT } from "../gateway/server.js";
 import { startReceiver, startTestSystem } from "./support/harness.js";
 import { WebhookAdminService } from "../gen/notifier/v1/webhooks_pb.js";
 
@@ -133,7 +134,7 @@ t.test("unknown query parameters are ignored; wrong types are 400", async (t) =>
 
 t.test("paths the router refuses answer in the family's error format: malformed encoding 400, over-long segment 414", async (t) => {
   const user = await sys.signup("paths");
-  const long = "x".repeat(300);
+  const long = "x".repeat(MAX_PATH_SEGMENT + 1);
   const cases: [string, number, unknown][] = [
     ["/api/v2/openings/%FF", 400, { error: { type: "ValidationError" } }],
     [`/api/v2/candidates/${long}`, 414, { error: { type: "UriTooLongError" } }],

@@ -1,5 +1,6 @@
 import type { Migration } from "../../lib/db.js";
 import { mailOutboxMigration } from "../../lib/mailer.js";
+import { preferencesMigration } from "./preferences/migrations.js";
 
 export const migrations: Migration[] = [
   {
@@ -247,4 +248,5 @@ export const migrations: Migration[] = [
       await knex.schema.dropTable("groups");
     },
   },
+  preferencesMigration,
 ];

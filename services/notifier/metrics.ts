@@ -1,19 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, Summary, type MetricValue } from "prom-client";
-import type { ServiceName } from "../../lib/config.js";
-
-/**
- * A registry for one service's figures, each labelled `service=<name>`. Its own registry, not
- * prom-client's global one: tests run several instances of a service in one process.
- * (Kept here until a second service exposes figures; then it belongs in lib/.)
- */
-export function serviceRegistry(service: ServiceName): Registry {
-  const registry = new Registry();
-  registry.setDefaultLabels({ service });
-  return registry;
-}
-
-/** Latency buckets of the Prometheus histogram, in seconds. */
-const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+import { Counter, Gauge, Histogram, Summary, type MetricValue } from "prom-client";
+import { LATENCY_BUCKETS, serviceRegistry } from "../../lib/metrics.js";
 
 /** The span of recent attempts GetMetrics' p50 and p99 are taken over (in five slices). */
 const QUANTILE_WINDOW_SECONDS = 600;
@@ -65,7 +51,7 @@ export class DeliveryMetrics {
   private readonly latency = new Histogram({
     name: "webhook_delivery_latency_seconds",
     help: "Time from sending a notification to the receiver's answer.",
-    buckets: BUCKETS,
+    buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
   // Not exposed: Prometheus aggregates the histogram over replicas; these quantiles of one

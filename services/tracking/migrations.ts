@@ -1,23 +1,30 @@
 import type { Migration } from "../../lib/db.js";
+import { clientMigrations } from "./clients/migrations.js";
+import { projectMigrations } from "./projects/migrations.js";
+import { taskMigrations } from "./tasks/migrations.js";
+import { tagMigrations } from "./tags/migrations.js";
+import { projectUserMigrations } from "./project-users/migrations.js";
+import { projectGroupMigrations } from "./project-groups/migrations.js";
+import { timeEntryMigrations } from "./time-entries/migrations.js";
+import { reminderMigrations } from "./reminders/migrations.js";
+import { alertMigrations } from "./alerts/migrations.js";
+import { mailOutboxMigration } from "../../lib/mailer.js";
 
+/**
+ * The tracking service's migrations, each resource's from its own folder, applied in the order
+ * of their names (numbers are reserved per resource: clients 00xx, projects 001x, tags and
+ * project users 002x, time entries 003x, alerts and reminders 004x).
+ */
 export const migrations: Migration[] = [
-  {
-    name: "0001_clients",
-    async up(knex) {
-      await knex.schema.createTable("clients", (t) => {
-        t.bigIncrements("id");
-        t.bigInteger("workspace_id").notNullable();
-        t.string("name", 100).notNullable();
-        t.text("notes").nullable();
-        t.boolean("archived").notNullable().defaultTo(false);
-        t.bigInteger("creator_id").notNullable();
-        t.dateTime("created_at", { precision: 6 }).notNullable();
-        t.dateTime("at", { precision: 6 }).notNullable();
-        t.unique(["workspace_id", "name"]);
-      });
-    },
-    async down(knex) {
-      await knex.schema.dropTable("clients");
-    },
-  },
+  ...clientMigrations,
+  ...projectMigrations,
+  ...taskMigrations,
+  ...tagMigrations,
+  ...projectUserMigrations,
+  ...projectGroupMigrations,
+  ...timeEntryMigrations,
+  ...alertMigrations,
+  ...reminderMigrations,
+  // Reminders send mail (lib/mailer.ts).
+  mailOutboxMigration,
 ];

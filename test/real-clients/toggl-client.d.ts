@@ -29,6 +29,12 @@ declare module "toggl-client" {
     [field: string]: unknown;
   }
 
+  /** Any answered object (time entry, project, tag, project user, task, group, member). */
+  export interface TogglEntity {
+    id: number;
+    [field: string]: unknown;
+  }
+
   export interface TogglClient {
     httpClient: TogglHttpClient;
     user: {
@@ -38,7 +44,43 @@ declare module "toggl-client" {
     };
     workspaces: {
       list(): Promise<TogglWorkspace[]>;
+      get(id: number): Promise<unknown>;
+      update(id: number, workspace: Record<string, unknown>): Promise<unknown>;
+      users(id: number): Promise<TogglEntity[]>;
       clients(workspaceId: number): Promise<TogglClientEntity[]>;
+      groups(id: number): Promise<TogglEntity[]>;
+      projects(id: number): Promise<TogglEntity[]>;
+      tasks(id: number): Promise<TogglEntity[]>;
+      tags(id: number): Promise<TogglEntity[]>;
+    };
+    timeEntries: {
+      list(query: Record<string, unknown>): Promise<TogglEntity[]>;
+      create(entry: Record<string, unknown>): Promise<TogglEntity>;
+      start(entry: Record<string, unknown>): Promise<TogglEntity>;
+      stop(entry: { id: number; workspace_id: number }): Promise<TogglEntity>;
+      get(id: number): Promise<TogglEntity | undefined>;
+      current(): Promise<TogglEntity | null>;
+      update(id: number, entry: Record<string, unknown>): Promise<TogglEntity>;
+      delete(id: number): Promise<void>;
+    };
+    projects: {
+      create(workspaceId: number, project: Record<string, unknown>): Promise<TogglEntity>;
+      get(workspaceId: number, projectId: number): Promise<TogglEntity>;
+      list(workspaceId: number): Promise<TogglEntity[]>;
+      update(workspaceId: number, projectId: number, project: Record<string, unknown>): Promise<TogglEntity>;
+      delete(workspaceId: number, projectId: number): Promise<void>;
+      tasks(workspaceId: number, projectId: number): Promise<TogglEntity[]>;
+    };
+    projectUsers: {
+      create(workspaceId: number, projectUser: Record<string, unknown>): Promise<TogglEntity>;
+      get(workspaceId: number): Promise<TogglEntity[]>;
+      update(workspaceId: number, projectUserId: number, projectUser: Record<string, unknown>): Promise<TogglEntity>;
+      delete(workspaceId: number, projectUserId: number): Promise<void>;
+    };
+    tags: {
+      create(workspaceId: number, tag: { name: string }): Promise<TogglEntity>;
+      update(workspaceId: number, id: number, tag: { name: string }): Promise<TogglEntity>;
+      delete(workspaceId: number, id: number): Promise<void>;
     };
     get(path: string, searchParams?: Record<string, unknown>): Promise<unknown>;
     post(path: string, json?: unknown): Promise<unknown>;

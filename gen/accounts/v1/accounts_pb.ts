@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file accounts/v1/accounts.proto.
  */
 export const file_accounts_v1_accounts: GenFile = /*@__PURE__*/
-  fileDesc("ChphY2NvdW50cy92MS9hY2NvdW50cy5wcm90bxILYWNjb3VudHMudjEiwQMKBFVzZXISCgoCaWQYASABKAMSDQoFZW1haWwYAiABKAkSEAoIZnVsbG5hbWUYAyABKAkSEAoIdGltZXpvbmUYBCABKAkSHAoUZGVmYXVsdF93b3Jrc3BhY2VfaWQYBSABKAMSGQoRYmVnaW5uaW5nX29mX3dlZWsYBiABKAUSEQoJaW1hZ2VfdXJsGAcgASgJEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiYKAmF0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCgpjb3VudHJ5X2lkGAsgASgDSACIAQESFAoMaGFzX3Bhc3N3b3JkGAwgASgIEhkKDG9wZW5pZF9lbWFpbBgNIAEoCUgBiAEBEhYKDm9wZW5pZF9lbmFibGVkGA4gASgIEhYKCWFwaV90b2tlbhgPIAEoCUgCiAEBQg0KC19jb3VudHJ5X2lkQg8KDV9vcGVuaWRfZW1haWxCDAoKX2FwaV90b2tlbiKyAQoNU2lnbnVwUmVxdWVzdBIWCgVlbWFpbBgBIAEoCUIHsrsYAwjoBxIZCghwYXNzd29yZBgCIAEoCUIHsrsYAwiACBIdCgxkaXNwbGF5X25hbWUYAyABKAlCB7K7GAMI/wESIAoQdG9zX2FjY2VwdGVkX2ZvchgEIAEoCUIGsrsYAghkEhMKC3JlbWVtYmVyX21lGAUgASgIEhgKCHRpbWV6b25lGAYgASgJQgayuxgCCEAiSAoOU2lnbnVwUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXISFQoNc2Vzc2lvbl90b2tlbhgCIAEoCSJJChRDcmVhdGVTZXNzaW9uUmVxdWVzdBIWCgVlbWFpbBgBIAEoCUIHsrsYAwjoBxIZCghwYXNzd29yZBgCIAEoCUIHsrsYAwiACCJPChVDcmVhdGVTZXNzaW9uUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXISFQoNc2Vzc2lvbl90b2tlbhgCIAEoCSIfCh1DcmVhdGVTZXNzaW9uRm9yQ2FsbGVyUmVxdWVzdCJYCh5DcmVhdGVTZXNzaW9uRm9yQ2FsbGVyUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXISFQoNc2Vzc2lvbl90b2tlbhgCIAEoCSIWChREZWxldGVTZXNzaW9uUmVxdWVzdCIXChVEZWxldGVTZXNzaW9uUmVzcG9uc2UiDgoMR2V0TWVSZXF1ZXN0IjAKDUdldE1lUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXIiFgoUUmVzZXRBcGlUb2tlblJlcXVlc3QiKgoVUmVzZXRBcGlUb2tlblJlc3BvbnNlEhEKCWFwaV90b2tlbhgBIAEoCSJuChNBdXRoZW50aWNhdGVSZXF1ZXN0EhoKCHVzZXJuYW1lGAEgASgJQgiyuxgECICAARIaCghwYXNzd29yZBgCIAEoCUIIsrsYBAiAgAESHwoNc2Vzc2lvbl90b2tlbhgDIAEoCUIIsrsYBAiAgAEiJwoUQXV0aGVudGljYXRlUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoAyJEChtDaGVja1dvcmtzcGFjZUFjY2Vzc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoAxIUCgx3b3Jrc3BhY2VfaWQYAiABKAMidgocQ2hlY2tXb3Jrc3BhY2VBY2Nlc3NSZXNwb25zZRIPCgdhbGxvd2VkGAEgASgIEg0KBWFkbWluGAIgASgIEhcKD29yZ2FuaXphdGlvbl9pZBgDIAEoAxIPCgdwcmVtaXVtGAQgASgIEgwKBHJvbGUYBSABKAkiQAoXU2V0V29ya3NwYWNlUGxhblJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDEg8KB3ByZW1pdW0YAiABKAgiGgoYU2V0V29ya3NwYWNlUGxhblJlc3BvbnNlIqoDCg9VcGRhdGVNZVJlcXVlc3QSHgoIZnVsbG5hbWUYASABKAlCB7K7GAMI6AdIAIgBARIbCgVlbWFpbBgCIAEoCUIHsrsYAwjoB0gBiAEBEh4KCHRpbWV6b25lGAMgASgJQgeyuxgDCOgHSAKIAQESMgoRYmVnaW5uaW5nX29mX3dlZWsYBCABKAVCErK7GA4QmPj/////////ARjoB0gDiAEBEiEKFGRlZmF1bHRfd29ya3NwYWNlX2lkGAUgASgDSASIAQESFwoKY291bnRyeV9pZBgGIAEoA0gFiAEBEiYKEGN1cnJlbnRfcGFzc3dvcmQYByABKAlCB7K7GAMIgAhIBogBARIeCghwYXNzd29yZBgIIAEoCUIHsrsYAwiACEgHiAEBQgsKCV9mdWxsbmFtZUIICgZfZW1haWxCCwoJX3RpbWV6b25lQhQKEl9iZWdpbm5pbmdfb2Zfd2Vla0IXChVfZGVmYXVsdF93b3Jrc3BhY2VfaWRCDQoLX2NvdW50cnlfaWRCEwoRX2N1cnJlbnRfcGFzc3dvcmRCCwoJX3Bhc3N3b3JkIjMKEFVwZGF0ZU1lUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXIiEgoQR2V0TG9nZ2VkUmVxdWVzdCITChFHZXRMb2dnZWRSZXNwb25zZSIVChNDbG9zZUFjY291bnRSZXF1ZXN0IhYKFENsb3NlQWNjb3VudFJlc3BvbnNlIjUKG1JlcXVlc3RQYXNzd29yZFJlc2V0UmVxdWVzdBIWCgVlbWFpbBgBIAEoCUIHsrsYAwjoByIeChxSZXF1ZXN0UGFzc3dvcmRSZXNldFJlc3BvbnNlIlQKG0NvbmZpcm1QYXNzd29yZFJlc2V0UmVxdWVzdBIaCgpyZXNldF9jb2RlGAEgASgJQgayuxgCCEASGQoIcGFzc3dvcmQYAiABKAlCB7K7GAMIgAgiVgocQ29uZmlybVBhc3N3b3JkUmVzZXRSZXNwb25zZRIfCgR1c2VyGAEgASgLMhEuYWNjb3VudHMudjEuVXNlchIVCg1zZXNzaW9uX3Rva2VuGAIgASgJMvQLCg5BY2NvdW50U2VydmljZRJ2CgZTaWdudXASGi5hY2NvdW50cy52MS5TaWdudXBSZXF1ZXN0GhsuYWNjb3VudHMudjEuU2lnbnVwUmVzcG9uc2UiM6K7GC8KBFBPU1QSCy9hcGkvc2lnbnVwIgEqKgR1c2VyOAFCDXNlc3Npb25fdG9rZW5YARKNAQoNQ3JlYXRlU2Vzc2lvbhIhLmFjY291bnRzLnYxLkNyZWF0ZVNlc3Npb25SZXF1ZXN0GiIuYWNjb3VudHMudjEuQ3JlYXRlU2Vzc2lvblJlc3BvbnNlIjWiuxgxCgRQT1NUEg0vYXBpL3Nlc3Npb25zIgEqKgR1c2VyOAFCDXNlc3Npb25fdG9rZW5YARKpAQoWQ3JlYXRlU2Vzc2lvbkZvckNhbGxlchIqLmFjY291bnRzLnYxLkNyZWF0ZVNlc3Npb25Gb3JDYWxsZXJSZXF1ZXN0GisuYWNjb3VudHMudjEuQ3JlYXRlU2Vzc2lvbkZvckNhbGxlclJlc3BvbnNlIjaiuxgyCgRQT1NUEhMvYXBpL3Y5L21lL3Nlc3Npb25zKgR1c2VyQg1zZXNzaW9uX3Rva2VuWAESeQoNRGVsZXRlU2Vzc2lvbhIhLmFjY291bnRzLnYxLkRlbGV0ZVNlc3Npb25SZXF1ZXN0GiIuYWNjb3VudHMudjEuRGVsZXRlU2Vzc2lvblJlc3BvbnNlIiGiuxgdCgZERUxFVEUSDS9hcGkvc2Vzc2lvbnNIAVABYAESXQoFR2V0TWUSGS5hY2NvdW50cy52MS5HZXRNZVJlcXVlc3QaGi5hY2NvdW50cy52MS5HZXRNZVJlc3BvbnNlIh2iuxgZCgNHRVQSCi9hcGkvdjkvbWUqBHVzZXJYARKJAQoNUmVzZXRBcGlUb2tlbhIhLmFjY291bnRzLnYxLlJlc2V0QXBpVG9rZW5SZXF1ZXN0GiIuYWNjb3VudHMudjEuUmVzZXRBcGlUb2tlblJlc3BvbnNlIjGiuxgtCgRQT1NUEhYvYXBpL3Y5L21lL3Jlc2V0X3Rva2VuKglhcGlfdG9rZW5YAWABEmsKCFVwZGF0ZU1lEhwuYWNjb3VudHMudjEuVXBkYXRlTWVSZXF1ZXN0Gh0uYWNjb3VudHMudjEuVXBkYXRlTWVSZXNwb25zZSIiorsYHgoDUFVUEgovYXBpL3Y5L21lIgEqKgR1c2VyWAFgARJqCglHZXRMb2dnZWQSHS5hY2NvdW50cy52MS5HZXRMb2dnZWRSZXF1ZXN0Gh4uYWNjb3VudHMudjEuR2V0TG9nZ2VkUmVzcG9uc2UiHqK7GBoKA0dFVBIRL2FwaS92OS9tZS9sb2dnZWRQARKCAQoMQ2xvc2VBY2NvdW50EiAuYWNjb3VudHMudjEuQ2xvc2VBY2NvdW50UmVxdWVzdBohLmFjY291bnRzLnYxLkNsb3NlQWNjb3VudFJlc3BvbnNlIi2iuxgpCgRQT1NUEhsvYXBpL21lL2Nsb3NlX2FjY291bnQvdHJhY2tIAVABYAESngEKFFJlcXVlc3RQYXNzd29yZFJlc2V0EiguYWNjb3VudHMudjEuUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXF1ZXN0GikuYWNjb3VudHMudjEuUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXNwb25zZSIxorsYLQoEUE9TVBIeL2FwaS9tZS9wYXNzd29yZF9yZXNldC9yZXF1ZXN0IgEqOAFQARLCAQoUQ29uZmlybVBhc3N3b3JkUmVzZXQSKC5hY2NvdW50cy52MS5Db25maXJtUGFzc3dvcmRSZXNldFJlcXVlc3QaKS5hY2NvdW50cy52MS5Db25maXJtUGFzc3dvcmRSZXNldFJlc3BvbnNlIlWiuxhRCgRQT1NUEisvYXBpL21lL3Bhc3N3b3JkX3Jlc2V0L2NvbmZpcm0ve3Jlc2V0X2NvZGV9IgEqKgR1c2VyOAFCDXNlc3Npb25fdG9rZW5YAWABGgSouxgCMrQCCg9JZGVudGl0eVNlcnZpY2USUwoMQXV0aGVudGljYXRlEiAuYWNjb3VudHMudjEuQXV0aGVudGljYXRlUmVxdWVzdBohLmFjY291bnRzLnYxLkF1dGhlbnRpY2F0ZVJlc3BvbnNlEmsKFENoZWNrV29ya3NwYWNlQWNjZXNzEiguYWNjb3VudHMudjEuQ2hlY2tXb3Jrc3BhY2VBY2Nlc3NSZXF1ZXN0GikuYWNjb3VudHMudjEuQ2hlY2tXb3Jrc3BhY2VBY2Nlc3NSZXNwb25zZRJfChBTZXRXb3Jrc3BhY2VQbGFuEiQuYWNjb3VudHMudjEuU2V0V29ya3NwYWNlUGxhblJlcXVlc3QaJS5hY2NvdW50cy52MS5TZXRXb3Jrc3BhY2VQbGFuUmVzcG9uc2ViBnByb3RvMw", [file_gateway_v1_annotations, file_google_protobuf_timestamp]);
+  fileDesc("ChphY2NvdW50cy92MS9hY2NvdW50cy5wcm90bxILYWNjb3VudHMudjEiwQMKBFVzZXISCgoCaWQYASABKAMSDQoFZW1haWwYAiABKAkSEAoIZnVsbG5hbWUYAyABKAkSEAoIdGltZXpvbmUYBCABKAkSHAoUZGVmYXVsdF93b3Jrc3BhY2VfaWQYBSABKAMSGQoRYmVnaW5uaW5nX29mX3dlZWsYBiABKAUSEQoJaW1hZ2VfdXJsGAcgASgJEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiYKAmF0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIXCgpjb3VudHJ5X2lkGAsgASgDSACIAQESFAoMaGFzX3Bhc3N3b3JkGAwgASgIEhkKDG9wZW5pZF9lbWFpbBgNIAEoCUgBiAEBEhYKDm9wZW5pZF9lbmFibGVkGA4gASgIEhYKCWFwaV90b2tlbhgPIAEoCUgCiAEBQg0KC19jb3VudHJ5X2lkQg8KDV9vcGVuaWRfZW1haWxCDAoKX2FwaV90b2tlbiKyAQoNU2lnbnVwUmVxdWVzdBIWCgVlbWFpbBgBIAEoCUIHsrsYAwjoBxIZCghwYXNzd29yZBgCIAEoCUIHsrsYAwiACBIdCgxkaXNwbGF5X25hbWUYAyABKAlCB7K7GAMI/wESIAoQdG9zX2FjY2VwdGVkX2ZvchgEIAEoCUIGsrsYAghkEhMKC3JlbWVtYmVyX21lGAUgASgIEhgKCHRpbWV6b25lGAYgASgJQgayuxgCCEAiSAoOU2lnbnVwUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXISFQoNc2Vzc2lvbl90b2tlbhgCIAEoCSJJChRDcmVhdGVTZXNzaW9uUmVxdWVzdBIWCgVlbWFpbBgBIAEoCUIHsrsYAwjoBxIZCghwYXNzd29yZBgCIAEoCUIHsrsYAwiACCJPChVDcmVhdGVTZXNzaW9uUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXISFQoNc2Vzc2lvbl90b2tlbhgCIAEoCSIfCh1DcmVhdGVTZXNzaW9uRm9yQ2FsbGVyUmVxdWVzdCJYCh5DcmVhdGVTZXNzaW9uRm9yQ2FsbGVyUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXISFQoNc2Vzc2lvbl90b2tlbhgCIAEoCSIWChREZWxldGVTZXNzaW9uUmVxdWVzdCIXChVEZWxldGVTZXNzaW9uUmVzcG9uc2UiDgoMR2V0TWVSZXF1ZXN0IjAKDUdldE1lUmVzcG9uc2USHwoEdXNlchgBIAEoCzIRLmFjY291bnRzLnYxLlVzZXIiFgoUUmVzZXRBcGlUb2tlblJlcXVlc3QiKgoVUmVzZXRBcGlUb2tlblJlc3BvbnNlEhEKCWFwaV90b2tlbhgBIAEoCSJuChNBdXRoZW50aWNhdGVSZXF1ZXN0EhoKCHVzZXJuYW1lGAEgASgJQgiyuxgECICAARIaCghwYXNzd29yZBgCIAEoCUIIsrsYBAiAgAESHwoNc2Vzc2lvbl90b2tlbhgDIAEoCUIIsrsYBAiAgAEiJwoUQXV0aGVudGljYXRlUmVzcG9uc2USDwoHdXNlcl9pZBgBIAEoAyJEChtDaGVja1dvcmtzcGFjZUFjY2Vzc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoAxIUCgx3b3Jrc3BhY2VfaWQYAiABKAMiogEKHENoZWNrV29ya3NwYWNlQWNjZXNzUmVzcG9uc2USDwoHYWxsb3dlZBgBIAEoCBINCgVhZG1pbhgCIAEoCBIXCg9vcmdhbml6YXRpb25faWQYAyABKAMSDwoHcHJlbWl1bRgEIAEoCBIMCgRyb2xlGAUgASgJEioKBXJ1bGVzGAYgASgLMhsuYWNjb3VudHMudjEuV29ya3NwYWNlUnVsZXMiqQMKDldvcmtzcGFjZVJ1bGVzEicKH29ubHlfYWRtaW5zX21heV9jcmVhdGVfcHJvamVjdHMYASABKAgSIwobb25seV9hZG1pbnNfbWF5X2NyZWF0ZV90YWdzGAIgASgIEiYKHm9ubHlfYWRtaW5zX3NlZV9iaWxsYWJsZV9yYXRlcxgDIAEoCBIkChxwcm9qZWN0c19iaWxsYWJsZV9ieV9kZWZhdWx0GAQgASgIEiMKG3Byb2plY3RzX3ByaXZhdGVfYnlfZGVmYXVsdBgFIAEoCBIhChlwcm9qZWN0c19lbmZvcmNlX2JpbGxhYmxlGAYgASgIEhgKEGRlZmF1bHRfY3VycmVuY3kYByABKAkSGwoTZGVmYXVsdF9ob3VybHlfcmF0ZRgIIAEoARIbChNjb25zdHJhaW50c19lbmFibGVkGAkgASgIEhsKE2Rlc2NyaXB0aW9uX3ByZXNlbnQYCiABKAgSFwoPcHJvamVjdF9wcmVzZW50GAsgASgIEhMKC3RhZ19wcmVzZW50GAwgASgIEhQKDHRhc2tfcHJlc2VudBgNIAEoCCJAChdTZXRXb3Jrc3BhY2VQbGFuUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSDwoHcHJlbWl1bRgCIAEoCCIaChhTZXRXb3Jrc3BhY2VQbGFuUmVzcG9uc2UiMwobTGlzdFdvcmtzcGFjZU1lbWJlcnNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAyKVAQoPV29ya3NwYWNlTWVtYmVyEg8KB3VzZXJfaWQYASABKAMSDQoFZW1haWwYAiABKAkSEAoIZnVsbG5hbWUYAyABKAkSEAoIdGltZXpvbmUYBCABKAkSDgoGYWN0aXZlGAUgASgIEg0KBWFkbWluGAYgASgIEgwKBHJvbGUYByABKAkSEQoJZ3JvdXBfaWRzGAggAygDIk0KHExpc3RXb3Jrc3BhY2VNZW1iZXJzUmVzcG9uc2USLQoHbWVtYmVycxgBIAMoCzIcLmFjY291bnRzLnYxLldvcmtzcGFjZU1lbWJlciJIChRSZXNvbHZlR3JvdXBzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSGgoJZ3JvdXBfaWRzGAIgAygDQgeyuxgDIOgHIlgKDVJlc29sdmVkR3JvdXASEAoIZ3JvdXBfaWQYASABKAMSDAoEbmFtZRgCIAEoCRIQCgh1c2VyX2lkcxgDIAMoAxIVCg13b3Jrc3BhY2VfaWRzGAQgAygDIkMKFVJlc29sdmVHcm91cHNSZXNwb25zZRIqCgZncm91cHMYASADKAsyGi5hY2NvdW50cy52MS5SZXNvbHZlZEdyb3VwIiwKGUxpc3RVc2VyV29ya3NwYWNlc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoAyIzChpMaXN0VXNlcldvcmtzcGFjZXNSZXNwb25zZRIVCg13b3Jrc3BhY2VfaWRzGAEgAygDIigKFUdldFVzZXJQcm9maWxlUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgDIpUBChZHZXRVc2VyUHJvZmlsZVJlc3BvbnNlEg8KB3VzZXJfaWQYASABKAMSDQoFZW1haWwYAiABKAkSEAoIZnVsbG5hbWUYAyABKAkSEAoIdGltZXpvbmUYBCABKAkSHAoUZGVmYXVsdF93b3Jrc3BhY2VfaWQYBSABKAMSGQoRYmVnaW5uaW5nX29mX3dlZWsYBiABKAUiqgMKD1VwZGF0ZU1lUmVxdWVzdBIeCghmdWxsbmFtZRgBIAEoCUIHsrsYAwjoB0gAiAEBEhsKBWVtYWlsGAIgASgJQgeyuxgDCOgHSAGIAQESHgoIdGltZXpvbmUYAyABKAlCB7K7GAMI6AdIAogBARIyChFiZWdpbm5pbmdfb2Zfd2VlaxgEIAEoBUISsrsYDhCY+P////////8BGOgHSAOIAQESIQoUZGVmYXVsdF93b3Jrc3BhY2VfaWQYBSABKANIBIgBARIXCgpjb3VudHJ5X2lkGAYgASgDSAWIAQESJgoQY3VycmVudF9wYXNzd29yZBgHIAEoCUIHsrsYAwiACEgGiAEBEh4KCHBhc3N3b3JkGAggASgJQgeyuxgDCIAISAeIAQFCCwoJX2Z1bGxuYW1lQggKBl9lbWFpbEILCglfdGltZXpvbmVCFAoSX2JlZ2lubmluZ19vZl93ZWVrQhcKFV9kZWZhdWx0X3dvcmtzcGFjZV9pZEINCgtfY291bnRyeV9pZEITChFfY3VycmVudF9wYXNzd29yZEILCglfcGFzc3dvcmQiMwoQVXBkYXRlTWVSZXNwb25zZRIfCgR1c2VyGAEgASgLMhEuYWNjb3VudHMudjEuVXNlciISChBHZXRMb2dnZWRSZXF1ZXN0IhMKEUdldExvZ2dlZFJlc3BvbnNlIhUKE0Nsb3NlQWNjb3VudFJlcXVlc3QiFgoUQ2xvc2VBY2NvdW50UmVzcG9uc2UiNQobUmVxdWVzdFBhc3N3b3JkUmVzZXRSZXF1ZXN0EhYKBWVtYWlsGAEgASgJQgeyuxgDCOgHIh4KHFJlcXVlc3RQYXNzd29yZFJlc2V0UmVzcG9uc2UiVAobQ29uZmlybVBhc3N3b3JkUmVzZXRSZXF1ZXN0EhoKCnJlc2V0X2NvZGUYASABKAlCBrK7GAIIQBIZCghwYXNzd29yZBgCIAEoCUIHsrsYAwiACCJWChxDb25maXJtUGFzc3dvcmRSZXNldFJlc3BvbnNlEh8KBHVzZXIYASABKAsyES5hY2NvdW50cy52MS5Vc2VyEhUKDXNlc3Npb25fdG9rZW4YAiABKAky9AsKDkFjY291bnRTZXJ2aWNlEnYKBlNpZ251cBIaLmFjY291bnRzLnYxLlNpZ251cFJlcXVlc3QaGy5hY2NvdW50cy52MS5TaWdudXBSZXNwb25zZSIzorsYLwoEUE9TVBILL2FwaS9zaWdudXAiASoqBHVzZXI4AUINc2Vzc2lvbl90b2tlblgBEo0BCg1DcmVhdGVTZXNzaW9uEiEuYWNjb3VudHMudjEuQ3JlYXRlU2Vzc2lvblJlcXVlc3QaIi5hY2NvdW50cy52MS5DcmVhdGVTZXNzaW9uUmVzcG9uc2UiNaK7GDEKBFBPU1QSDS9hcGkvc2Vzc2lvbnMiASoqBHVzZXI4AUINc2Vzc2lvbl90b2tlblgBEqkBChZDcmVhdGVTZXNzaW9uRm9yQ2FsbGVyEiouYWNjb3VudHMudjEuQ3JlYXRlU2Vzc2lvbkZvckNhbGxlclJlcXVlc3QaKy5hY2NvdW50cy52MS5DcmVhdGVTZXNzaW9uRm9yQ2FsbGVyUmVzcG9uc2UiNqK7GDIKBFBPU1QSEy9hcGkvdjkvbWUvc2Vzc2lvbnMqBHVzZXJCDXNlc3Npb25fdG9rZW5YARJ5Cg1EZWxldGVTZXNzaW9uEiEuYWNjb3VudHMudjEuRGVsZXRlU2Vzc2lvblJlcXVlc3QaIi5hY2NvdW50cy52MS5EZWxldGVTZXNzaW9uUmVzcG9uc2UiIaK7GB0KBkRFTEVURRINL2FwaS9zZXNzaW9uc0gBUAFgARJdCgVHZXRNZRIZLmFjY291bnRzLnYxLkdldE1lUmVxdWVzdBoaLmFjY291bnRzLnYxLkdldE1lUmVzcG9uc2UiHaK7GBkKA0dFVBIKL2FwaS92OS9tZSoEdXNlclgBEokBCg1SZXNldEFwaVRva2VuEiEuYWNjb3VudHMudjEuUmVzZXRBcGlUb2tlblJlcXVlc3QaIi5hY2NvdW50cy52MS5SZXNldEFwaVRva2VuUmVzcG9uc2UiMaK7GC0KBFBPU1QSFi9hcGkvdjkvbWUvcmVzZXRfdG9rZW4qCWFwaV90b2tlblgBYAESawoIVXBkYXRlTWUSHC5hY2NvdW50cy52MS5VcGRhdGVNZVJlcXVlc3QaHS5hY2NvdW50cy52MS5VcGRhdGVNZVJlc3BvbnNlIiKiuxgeCgNQVVQSCi9hcGkvdjkvbWUiASoqBHVzZXJYAWABEmoKCUdldExvZ2dlZBIdLmFjY291bnRzLnYxLkdldExvZ2dlZFJlcXVlc3QaHi5hY2NvdW50cy52MS5HZXRMb2dnZWRSZXNwb25zZSIeorsYGgoDR0VUEhEvYXBpL3Y5L21lL2xvZ2dlZFABEoIBCgxDbG9zZUFjY291bnQSIC5hY2NvdW50cy52MS5DbG9zZUFjY291bnRSZXF1ZXN0GiEuYWNjb3VudHMudjEuQ2xvc2VBY2NvdW50UmVzcG9uc2UiLaK7GCkKBFBPU1QSGy9hcGkvbWUvY2xvc2VfYWNjb3VudC90cmFja0gBUAFgARKeAQoUUmVxdWVzdFBhc3N3b3JkUmVzZXQSKC5hY2NvdW50cy52MS5SZXF1ZXN0UGFzc3dvcmRSZXNldFJlcXVlc3QaKS5hY2NvdW50cy52MS5SZXF1ZXN0UGFzc3dvcmRSZXNldFJlc3BvbnNlIjGiuxgtCgRQT1NUEh4vYXBpL21lL3Bhc3N3b3JkX3Jlc2V0L3JlcXVlc3QiASo4AVABEsIBChRDb25maXJtUGFzc3dvcmRSZXNldBIoLmFjY291bnRzLnYxLkNvbmZpcm1QYXNzd29yZFJlc2V0UmVxdWVzdBopLmFjY291bnRzLnYxLkNvbmZpcm1QYXNzd29yZFJlc2V0UmVzcG9uc2UiVaK7GFEKBFBPU1QSKy9hcGkvbWUvcGFzc3dvcmRfcmVzZXQvY29uZmlybS97cmVzZXRfY29kZX0iASoqBHVzZXI4AUINc2Vzc2lvbl90b2tlblgBYAEaBKi7GAIyuwUKD0lkZW50aXR5U2VydmljZRJTCgxBdXRoZW50aWNhdGUSIC5hY2NvdW50cy52MS5BdXRoZW50aWNhdGVSZXF1ZXN0GiEuYWNjb3VudHMudjEuQXV0aGVudGljYXRlUmVzcG9uc2USawoUQ2hlY2tXb3Jrc3BhY2VBY2Nlc3MSKC5hY2NvdW50cy52MS5DaGVja1dvcmtzcGFjZUFjY2Vzc1JlcXVlc3QaKS5hY2NvdW50cy52MS5DaGVja1dvcmtzcGFjZUFjY2Vzc1Jlc3BvbnNlEl8KEFNldFdvcmtzcGFjZVBsYW4SJC5hY2NvdW50cy52MS5TZXRXb3Jrc3BhY2VQbGFuUmVxdWVzdBolLmFjY291bnRzLnYxLlNldFdvcmtzcGFjZVBsYW5SZXNwb25zZRJrChRMaXN0V29ya3NwYWNlTWVtYmVycxIoLmFjY291bnRzLnYxLkxpc3RXb3Jrc3BhY2VNZW1iZXJzUmVxdWVzdBopLmFjY291bnRzLnYxLkxpc3RXb3Jrc3BhY2VNZW1iZXJzUmVzcG9uc2USVgoNUmVzb2x2ZUdyb3VwcxIhLmFjY291bnRzLnYxLlJlc29sdmVHcm91cHNSZXF1ZXN0GiIuYWNjb3VudHMudjEuUmVzb2x2ZUdyb3Vwc1Jlc3BvbnNlElkKDkdldFVzZXJQcm9maWxlEiIuYWNjb3VudHMudjEuR2V0VXNlclByb2ZpbGVSZXF1ZXN0GiMuYWNjb3VudHMudjEuR2V0VXNlclByb2ZpbGVSZXNwb25zZRJlChJMaXN0VXNlcldvcmtzcGFjZXMSJi5hY2NvdW50cy52MS5MaXN0VXNlcldvcmtzcGFjZXNSZXF1ZXN0GicuYWNjb3VudHMudjEuTGlzdFVzZXJXb3Jrc3BhY2VzUmVzcG9uc2ViBnByb3RvMw", [file_gateway_v1_annotations, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message accounts.v1.User
@@ -442,6 +442,13 @@ export type CheckWorkspaceAccessResponse = Message<"accounts.v1.CheckWorkspaceAc
    * @generated from field: string role = 5;
    */
   role: string;
+
+  /**
+   * The workspace's settings that decide what members may do and what resources default to.
+   *
+   * @generated from field: accounts.v1.WorkspaceRules rules = 6;
+   */
+  rules?: WorkspaceRules | undefined;
 };
 
 /**
@@ -450,6 +457,87 @@ export type CheckWorkspaceAccessResponse = Message<"accounts.v1.CheckWorkspaceAc
  */
 export const CheckWorkspaceAccessResponseSchema: GenMessage<CheckWorkspaceAccessResponse> = /*@__PURE__*/
   messageDesc(file_accounts_v1_accounts, 16);
+
+/**
+ * What the tracking service enforces and defaults from a workspace's settings.
+ *
+ * @generated from message accounts.v1.WorkspaceRules
+ */
+export type WorkspaceRules = Message<"accounts.v1.WorkspaceRules"> & {
+  /**
+   * @generated from field: bool only_admins_may_create_projects = 1;
+   */
+  onlyAdminsMayCreateProjects: boolean;
+
+  /**
+   * @generated from field: bool only_admins_may_create_tags = 2;
+   */
+  onlyAdminsMayCreateTags: boolean;
+
+  /**
+   * @generated from field: bool only_admins_see_billable_rates = 3;
+   */
+  onlyAdminsSeeBillableRates: boolean;
+
+  /**
+   * @generated from field: bool projects_billable_by_default = 4;
+   */
+  projectsBillableByDefault: boolean;
+
+  /**
+   * @generated from field: bool projects_private_by_default = 5;
+   */
+  projectsPrivateByDefault: boolean;
+
+  /**
+   * @generated from field: bool projects_enforce_billable = 6;
+   */
+  projectsEnforceBillable: boolean;
+
+  /**
+   * @generated from field: string default_currency = 7;
+   */
+  defaultCurrency: string;
+
+  /**
+   * @generated from field: double default_hourly_rate = 8;
+   */
+  defaultHourlyRate: number;
+
+  /**
+   * Time entry constraints: enforced only when constraints_enabled.
+   *
+   * @generated from field: bool constraints_enabled = 9;
+   */
+  constraintsEnabled: boolean;
+
+  /**
+   * @generated from field: bool description_present = 10;
+   */
+  descriptionPresent: boolean;
+
+  /**
+   * @generated from field: bool project_present = 11;
+   */
+  projectPresent: boolean;
+
+  /**
+   * @generated from field: bool tag_present = 12;
+   */
+  tagPresent: boolean;
+
+  /**
+   * @generated from field: bool task_present = 13;
+   */
+  taskPresent: boolean;
+};
+
+/**
+ * Describes the message accounts.v1.WorkspaceRules.
+ * Use `create(WorkspaceRulesSchema)` to create a new message.
+ */
+export const WorkspaceRulesSchema: GenMessage<WorkspaceRules> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 17);
 
 /**
  * @generated from message accounts.v1.SetWorkspacePlanRequest
@@ -471,7 +559,7 @@ export type SetWorkspacePlanRequest = Message<"accounts.v1.SetWorkspacePlanReque
  * Use `create(SetWorkspacePlanRequestSchema)` to create a new message.
  */
 export const SetWorkspacePlanRequestSchema: GenMessage<SetWorkspacePlanRequest> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_accounts, 17);
+  messageDesc(file_accounts_v1_accounts, 18);
 
 /**
  * @generated from message accounts.v1.SetWorkspacePlanResponse
@@ -484,7 +572,259 @@ export type SetWorkspacePlanResponse = Message<"accounts.v1.SetWorkspacePlanResp
  * Use `create(SetWorkspacePlanResponseSchema)` to create a new message.
  */
 export const SetWorkspacePlanResponseSchema: GenMessage<SetWorkspacePlanResponse> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_accounts, 18);
+  messageDesc(file_accounts_v1_accounts, 19);
+
+/**
+ * @generated from message accounts.v1.ListWorkspaceMembersRequest
+ */
+export type ListWorkspaceMembersRequest = Message<"accounts.v1.ListWorkspaceMembersRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+};
+
+/**
+ * Describes the message accounts.v1.ListWorkspaceMembersRequest.
+ * Use `create(ListWorkspaceMembersRequestSchema)` to create a new message.
+ */
+export const ListWorkspaceMembersRequestSchema: GenMessage<ListWorkspaceMembersRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 20);
+
+/**
+ * @generated from message accounts.v1.WorkspaceMember
+ */
+export type WorkspaceMember = Message<"accounts.v1.WorkspaceMember"> & {
+  /**
+   * @generated from field: int64 user_id = 1;
+   */
+  userId: bigint;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string fullname = 3;
+   */
+  fullname: string;
+
+  /**
+   * @generated from field: string timezone = 4;
+   */
+  timezone: string;
+
+  /**
+   * @generated from field: bool active = 5;
+   */
+  active: boolean;
+
+  /**
+   * @generated from field: bool admin = 6;
+   */
+  admin: boolean;
+
+  /**
+   * @generated from field: string role = 7;
+   */
+  role: string;
+
+  /**
+   * @generated from field: repeated int64 group_ids = 8;
+   */
+  groupIds: bigint[];
+};
+
+/**
+ * Describes the message accounts.v1.WorkspaceMember.
+ * Use `create(WorkspaceMemberSchema)` to create a new message.
+ */
+export const WorkspaceMemberSchema: GenMessage<WorkspaceMember> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 21);
+
+/**
+ * @generated from message accounts.v1.ListWorkspaceMembersResponse
+ */
+export type ListWorkspaceMembersResponse = Message<"accounts.v1.ListWorkspaceMembersResponse"> & {
+  /**
+   * @generated from field: repeated accounts.v1.WorkspaceMember members = 1;
+   */
+  members: WorkspaceMember[];
+};
+
+/**
+ * Describes the message accounts.v1.ListWorkspaceMembersResponse.
+ * Use `create(ListWorkspaceMembersResponseSchema)` to create a new message.
+ */
+export const ListWorkspaceMembersResponseSchema: GenMessage<ListWorkspaceMembersResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 22);
+
+/**
+ * @generated from message accounts.v1.ResolveGroupsRequest
+ */
+export type ResolveGroupsRequest = Message<"accounts.v1.ResolveGroupsRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+
+  /**
+   * @generated from field: repeated int64 group_ids = 2;
+   */
+  groupIds: bigint[];
+};
+
+/**
+ * Describes the message accounts.v1.ResolveGroupsRequest.
+ * Use `create(ResolveGroupsRequestSchema)` to create a new message.
+ */
+export const ResolveGroupsRequestSchema: GenMessage<ResolveGroupsRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 23);
+
+/**
+ * @generated from message accounts.v1.ResolvedGroup
+ */
+export type ResolvedGroup = Message<"accounts.v1.ResolvedGroup"> & {
+  /**
+   * @generated from field: int64 group_id = 1;
+   */
+  groupId: bigint;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: repeated int64 user_ids = 3;
+   */
+  userIds: bigint[];
+
+  /**
+   * @generated from field: repeated int64 workspace_ids = 4;
+   */
+  workspaceIds: bigint[];
+};
+
+/**
+ * Describes the message accounts.v1.ResolvedGroup.
+ * Use `create(ResolvedGroupSchema)` to create a new message.
+ */
+export const ResolvedGroupSchema: GenMessage<ResolvedGroup> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 24);
+
+/**
+ * @generated from message accounts.v1.ResolveGroupsResponse
+ */
+export type ResolveGroupsResponse = Message<"accounts.v1.ResolveGroupsResponse"> & {
+  /**
+   * @generated from field: repeated accounts.v1.ResolvedGroup groups = 1;
+   */
+  groups: ResolvedGroup[];
+};
+
+/**
+ * Describes the message accounts.v1.ResolveGroupsResponse.
+ * Use `create(ResolveGroupsResponseSchema)` to create a new message.
+ */
+export const ResolveGroupsResponseSchema: GenMessage<ResolveGroupsResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 25);
+
+/**
+ * @generated from message accounts.v1.ListUserWorkspacesRequest
+ */
+export type ListUserWorkspacesRequest = Message<"accounts.v1.ListUserWorkspacesRequest"> & {
+  /**
+   * @generated from field: int64 user_id = 1;
+   */
+  userId: bigint;
+};
+
+/**
+ * Describes the message accounts.v1.ListUserWorkspacesRequest.
+ * Use `create(ListUserWorkspacesRequestSchema)` to create a new message.
+ */
+export const ListUserWorkspacesRequestSchema: GenMessage<ListUserWorkspacesRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 26);
+
+/**
+ * @generated from message accounts.v1.ListUserWorkspacesResponse
+ */
+export type ListUserWorkspacesResponse = Message<"accounts.v1.ListUserWorkspacesResponse"> & {
+  /**
+   * @generated from field: repeated int64 workspace_ids = 1;
+   */
+  workspaceIds: bigint[];
+};
+
+/**
+ * Describes the message accounts.v1.ListUserWorkspacesResponse.
+ * Use `create(ListUserWorkspacesResponseSchema)` to create a new message.
+ */
+export const ListUserWorkspacesResponseSchema: GenMessage<ListUserWorkspacesResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 27);
+
+/**
+ * @generated from message accounts.v1.GetUserProfileRequest
+ */
+export type GetUserProfileRequest = Message<"accounts.v1.GetUserProfileRequest"> & {
+  /**
+   * @generated from field: int64 user_id = 1;
+   */
+  userId: bigint;
+};
+
+/**
+ * Describes the message accounts.v1.GetUserProfileRequest.
+ * Use `create(GetUserProfileRequestSchema)` to create a new message.
+ */
+export const GetUserProfileRequestSchema: GenMessage<GetUserProfileRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 28);
+
+/**
+ * @generated from message accounts.v1.GetUserProfileResponse
+ */
+export type GetUserProfileResponse = Message<"accounts.v1.GetUserProfileResponse"> & {
+  /**
+   * @generated from field: int64 user_id = 1;
+   */
+  userId: bigint;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string fullname = 3;
+   */
+  fullname: string;
+
+  /**
+   * IANA zone name, e.g. "Europe/Tallinn"; "UTC" when the user set none.
+   *
+   * @generated from field: string timezone = 4;
+   */
+  timezone: string;
+
+  /**
+   * @generated from field: int64 default_workspace_id = 5;
+   */
+  defaultWorkspaceId: bigint;
+
+  /**
+   * @generated from field: int32 beginning_of_week = 6;
+   */
+  beginningOfWeek: number;
+};
+
+/**
+ * Describes the message accounts.v1.GetUserProfileResponse.
+ * Use `create(GetUserProfileResponseSchema)` to create a new message.
+ */
+export const GetUserProfileResponseSchema: GenMessage<GetUserProfileResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_accounts, 29);
 
 /**
  * @generated from message accounts.v1.UpdateMeRequest
@@ -538,7 +878,7 @@ export type UpdateMeRequest = Message<"accounts.v1.UpdateMeRequest"> & {
  * Use `create(UpdateMeRequestSchema)` to create a new message.
  */
 export const UpdateMeRequestSchema: GenMessage<UpdateMeRequest> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_accounts, 19);
+  messageDesc(file_accounts_v1_accounts, 30);
 
 /**
  * @generated from message accounts.v1.UpdateMeResponse
@@ -555,7 +895,7 @@ export type UpdateMeResponse = Message<"accounts.v1.UpdateMeResponse"> & {
  * Use `create(UpdateMeResponseSchema)` to create a new message.
  */
 export const UpdateMeResponseSchema: GenMessage<UpdateMeResponse> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_accounts, 20);
+  messageDesc(file_accounts_v1_accounts, 31);
 
 /**
  * @generated from message accounts.v1.GetLoggedRequest
@@ -568,7 +908,7 @@ export type GetLoggedRequest = Message<"accounts.v1.GetLoggedRequest"> & {
  * Use `create(GetLoggedRequestSchema)` to create a new message.
  */
 export const GetLoggedRequestSchema: GenMessage<GetLoggedRequest> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_accounts, 21);
+  messageDesc(file_accounts_v1_accounts, 32);
 
 /**
  * @generated from message accounts.v1.GetLoggedResponse
@@ -581,7 +921,7 @@ export type GetLoggedResponse = Message<"accounts.v1.GetLoggedResponse"> & {
  * Use `create(GetLoggedResponseSchema)` to create a new message.
  */
 export const GetLoggedResponseSchema: GenMessage<GetLoggedResponse> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_accounts, 22);
+  messageDesc(file_accounts_v1_accounts, 33);
 
 /**
  * @generated from message accounts.v1.CloseAccountRequest
@@ -594,7 +934,7 @@ export type CloseAccountRequest = Message<"accounts.v1.CloseAccountRequest"> & {
  * Use `create(CloseAccountRequestSchema)` to create a new message.
  */
 export const CloseAccountRequestSchema: GenMessage<CloseAccountRequest> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_accounts, 23);
+  messageDesc(file_accounts_v1_accounts, 34);
 
 /**
  * @generated from message accounts.v1.CloseAccountResponse
@@ -607,7 +947,7 @@ export type CloseAccountResponse = Message<"accounts.v1.CloseAccountResponse"> &
  * Use `create(CloseAccountResponseSchema)` to create a new message.
  */
 export const CloseAccountResponseSchema: GenMessage<CloseAccountResponse> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_accounts, 24);
+  messageDesc(file_accounts_v1_accounts, 35);
 
 /**
  * @generated from message accounts.v1.RequestPasswordResetRequest
@@ -624,7 +964,7 @@ export type RequestPasswordResetRequest = Message<"accounts.v1.RequestPasswordRe
  * Use `create(RequestPasswordResetRequestSchema)` to create a new message.
  */
 export const RequestPasswordResetRequestSchema: GenMessage<RequestPasswordResetRequest> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_accounts, 25);
+  messageDesc(file_accounts_v1_accounts, 36);
 
 /**
  * @generated from message accounts.v1.RequestPasswordResetResponse
@@ -637,7 +977,7 @@ export type RequestPasswordResetResponse = Message<"accounts.v1.RequestPasswordR
  * Use `create(RequestPasswordResetResponseSchema)` to create a new message.
  */
 export const RequestPasswordResetResponseSchema: GenMessage<RequestPasswordResetResponse> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_accounts, 26);
+  messageDesc(file_accounts_v1_accounts, 37);
 
 /**
  * @generated from message accounts.v1.ConfirmPasswordResetRequest
@@ -659,7 +999,7 @@ export type ConfirmPasswordResetRequest = Message<"accounts.v1.ConfirmPasswordRe
  * Use `create(ConfirmPasswordResetRequestSchema)` to create a new message.
  */
 export const ConfirmPasswordResetRequestSchema: GenMessage<ConfirmPasswordResetRequest> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_accounts, 27);
+  messageDesc(file_accounts_v1_accounts, 38);
 
 /**
  * @generated from message accounts.v1.ConfirmPasswordResetResponse
@@ -681,7 +1021,7 @@ export type ConfirmPasswordResetResponse = Message<"accounts.v1.ConfirmPasswordR
  * Use `create(ConfirmPasswordResetResponseSchema)` to create a new message.
  */
 export const ConfirmPasswordResetResponseSchema: GenMessage<ConfirmPasswordResetResponse> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_accounts, 28);
+  messageDesc(file_accounts_v1_accounts, 39);
 
 /**
  * AccountService serves sign-up, sessions and the caller's own profile.
@@ -839,6 +1179,47 @@ export const IdentityService: GenService<{
     methodKind: "unary";
     input: typeof SetWorkspacePlanRequestSchema;
     output: typeof SetWorkspacePlanResponseSchema;
+  },
+  /**
+   * A workspace's members (active or not) as other services show them, each with its groups.
+   *
+   * @generated from rpc accounts.v1.IdentityService.ListWorkspaceMembers
+   */
+  listWorkspaceMembers: {
+    methodKind: "unary";
+    input: typeof ListWorkspaceMembersRequestSchema;
+    output: typeof ListWorkspaceMembersResponseSchema;
+  },
+  /**
+   * Groups of the workspace's organization by id (all of them when no id is given), with their
+   * members and workspaces; ids of no group of that organization are left out.
+   *
+   * @generated from rpc accounts.v1.IdentityService.ResolveGroups
+   */
+  resolveGroups: {
+    methodKind: "unary";
+    input: typeof ResolveGroupsRequestSchema;
+    output: typeof ResolveGroupsResponseSchema;
+  },
+  /**
+   * One user's profile (name, email, time zone): what answers that depend on the user read.
+   *
+   * @generated from rpc accounts.v1.IdentityService.GetUserProfile
+   */
+  getUserProfile: {
+    methodKind: "unary";
+    input: typeof GetUserProfileRequestSchema;
+    output: typeof GetUserProfileResponseSchema;
+  },
+  /**
+   * The workspaces a user is an active member of (what the caller's own lists, /me/..., span).
+   *
+   * @generated from rpc accounts.v1.IdentityService.ListUserWorkspaces
+   */
+  listUserWorkspaces: {
+    methodKind: "unary";
+    input: typeof ListUserWorkspacesRequestSchema;
+    output: typeof ListUserWorkspacesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_accounts_v1_accounts, 1);

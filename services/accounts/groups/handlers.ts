@@ -14,7 +14,6 @@ import { firstMissing, groupName, idsOf, patchesOf, type Patch, userMissing, wor
 import {
   groupNamed,
   groups,
-  groupsOfWorkspace,
   link,
   linked,
   listGroups,
@@ -22,11 +21,11 @@ import {
   usersAmong,
   viewsOf,
   workspaceOfMember,
-  workspacesAmong,
   type GroupPath,
   type GroupRow,
   type GroupView,
 } from "./store.js";
+import { workspacesAmong } from "../organizations/store.js";
 
 const ADMIN_ONLY = "User does not have access to this resource";
 const noAccess = () => forbidden("User does not have access to this resource");
@@ -174,7 +173,7 @@ export function groupHandlers({ storage, clock }: AccountsKit) {
         const organization = scope.organization.id;
         const workspace = storageId(req.workspaceId);
         if (workspace === undefined || (await workspacesAmong(db, organization, [workspace])).length === 0) throw notFound("Resource can not be found");
-        return { groups: (await viewsOf(db, organization, await groupsOfWorkspace(db, organization, workspace))).map(groupMessage) };
+        return { groups: (await viewsOf(db, organization, await listGroups(db, organization, { workspace }))).map(groupMessage) };
       },
 
       async listWorkspaceGroups(req, ctx) {
@@ -182,7 +181,7 @@ export function groupHandlers({ storage, clock }: AccountsKit) {
         const workspace = storageId(req.workspaceId);
         const member = user === undefined || workspace === undefined ? undefined : await workspaceOfMember(db, workspace, user);
         if (!member || workspace === undefined) throw noAccess();
-        return { groups: (await groupsOfWorkspace(db, member.organization, workspace)).map((g) => workspaceGroupMessage(g, workspace)) };
+        return { groups: (await listGroups(db, member.organization, { workspace })).map((g) => workspaceGroupMessage(g, workspace)) };
       },
     });
   };

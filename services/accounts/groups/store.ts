@@ -85,12 +85,6 @@ export async function usersAmong(db: Knex, organization: number, ids: number[]):
   return (await db("organization_users").where("organization_id", organization).whereIn("user_id", ids).pluck("user_id")).map(Number);
 }
 
-/** The ones of `ids` that are workspaces of the organization. */
-export async function workspacesAmong(db: Knex, organization: number, ids: number[]): Promise<number[]> {
-  if (ids.length === 0) return [];
-  return (await db("workspaces").where("organization_id", organization).whereIn("id", ids).pluck("id")).map(Number);
-}
-
 export type GroupPath = "users" | "workspaces";
 
 const LINKS: Record<GroupPath, { table: string; column: string }> = {
@@ -121,9 +115,31 @@ export async function unlink(trx: Knex.Transaction, groupId: number, path: Group
   await q.delete();
 }
 
-/** The groups assigned to the workspace, by name. */
-export async function groupsOfWorkspace(db: Knex, organization: number, workspaceId: number): Promise<GroupRow[]> {
-  return listGroups(db, organization, { workspace: workspaceId });
+/**
+ * Assigns the group to the workspace (`add`) or takes it out (`remove`); the group's `at` moves
+ * when its workspaces changed. Answers whether they did.
+ */
+export async function assignToWorkspace(trx: Knex.Transaction, group: GroupRow, workspaceId: number, operation: "add" | "remove", now: Date): Promise<boolean> {
+  const assigned = (await linked(trx, group.id, "workspaces")).includes(workspaceId);
+  if (assigned === (operation === "add")) return false;
+  if (operation === "add") await link(trx, group.id, "workspaces", [workspaceId]);
+  else await unlink(trx, group.id, "workspaces", [workspaceId]);
+  await groups.update(trx, group, { updated_at: now });
+  return true;
+}
+
+/** Takes the user out of every group of the organization (the user leaves it or is removed). */
+export async function leaveGroups(trx: Knex.Transaction, organization: number, userId: number): Promise<void> {
+  await trx("group_users").where("user_id", userId).whereIn("group_id", groups.query(trx, organization).select("id")).delete();
+}
+
+/** Deletes the organization's groups with their links (the organization goes). */
+export async function deleteGroups(trx: Knex.Transaction, organization: number): Promise<void> {
+  const ids = (await groups.query(trx, organization).pluck("id")).map(Number);
+  if (ids.length === 0) return;
+  await trx("group_users").whereIn("group_id", ids).delete();
+  await trx("group_workspaces").whereIn("group_id", ids).delete();
+  await groups.query(trx, organization).delete();
 }
 
 /** Whether the user is an active member of the workspace; with the workspace's organization. */
@@ -133,4 +149,18 @@ export async function workspaceOfMember(db: Knex, workspaceId: number, userId: n
     .where({ "wu.workspace_id": workspaceId, "wu.user_id": userId, "wu.active": true })
     .first("w.organization_id");
   return raw ? { organization: Number(raw.organization_id) } : undefined;
+}
+
+/** The organization's groups of each of these users (user id -> group ids). */
+export async function groupsOfUsers(db: Knex, organization: number, userIds: number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>();
+  if (userIds.length === 0) return out;
+  const rows: { user_id: unknown; group_id: unknown }[] = await db("group_users as gu")
+    .join("groups as g", "g.id", "gu.group_id")
+    .where("g.organization_id", organization)
+    .whereIn("gu.user_id", userIds)
+    .orderBy("gu.group_id")
+    .select("gu.user_id", "gu.group_id");
+  for (const row of rows) out.set(Number(row.user_id), [...(out.get(Number(row.user_id)) ?? []), Number(row.group_id)]);
+  return out;
 }

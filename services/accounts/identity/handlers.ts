@@ -4,6 +4,8 @@ import { notFound } from "../../../lib/errors.js";
 import { storageId } from "../../../lib/ids.js";
 import type { AccountsKit } from "../kit.js";
 import { AccountsStore } from "../users/store.js";
+import { groups, groupsOfUsers, viewsOf } from "../groups/store.js";
+import { workspaceById, workspaceMembers } from "../workspace-users/store.js";
 
 /** The internal questions about callers: who they are, where they may act; and the plan operators set. */
 export function identityHandlers({ storage, clock, auth }: AccountsKit) {
@@ -25,7 +27,82 @@ export function identityHandlers({ storage, clock, auth }: AccountsKit) {
           organizationId: BigInt(row.organization_id),
           premium: Boolean(row.premium),
           role: row.role,
+          rules: {
+            onlyAdminsMayCreateProjects: Boolean(row.only_admins_may_create_projects),
+            onlyAdminsMayCreateTags: Boolean(row.only_admins_may_create_tags),
+            onlyAdminsSeeBillableRates: Boolean(row.only_admins_see_billable_rates),
+            projectsBillableByDefault: Boolean(row.projects_billable_by_default),
+            projectsPrivateByDefault: Boolean(row.projects_private_by_default),
+            projectsEnforceBillable: Boolean(row.projects_enforce_billable),
+            defaultCurrency: String(row.default_currency),
+            defaultHourlyRate: Number(row.default_hourly_rate),
+            constraintsEnabled: Boolean(row.te_constraints_enabled),
+            descriptionPresent: Boolean(row.te_description_present),
+            projectPresent: Boolean(row.te_project_present),
+            tagPresent: Boolean(row.te_tag_present),
+            taskPresent: Boolean(row.te_task_present),
+          },
         };
+      },
+
+      async listWorkspaceMembers(req) {
+        const workspaceId = storageId(req.workspaceId);
+        const workspace = workspaceId ? await workspaceById(storage.db, workspaceId) : undefined;
+        if (!workspace) return { members: [] };
+        const members = await workspaceMembers(storage.db, workspace);
+        const groupsOf = await groupsOfUsers(storage.db, workspace.organization_id, members.map((m) => m.membership.user_id));
+        return {
+          members: members.map(({ membership, profile }) => ({
+            userId: BigInt(membership.user_id),
+            email: profile.email,
+            fullname: profile.fullname,
+            timezone: profile.timezone,
+            active: membership.active,
+            admin: membership.admin,
+            role: membership.role,
+            groupIds: (groupsOf.get(membership.user_id) ?? []).map(BigInt),
+          })),
+        };
+      },
+
+      async resolveGroups(req) {
+        const workspaceId = storageId(req.workspaceId);
+        const workspace = workspaceId ? await workspaceById(storage.db, workspaceId) : undefined;
+        if (!workspace) return { groups: [] };
+        const ids = req.groupIds.map(storageId).filter((id): id is number => id !== undefined);
+        const org = workspace.organization_id;
+        const rows =
+          req.groupIds.length === 0
+            ? await groups.list(storage.db, org)
+            : (await groups.query(storage.db, org).whereIn("id", ids).orderByRaw("LOWER(name)").orderBy("id")).map((raw: Record<string, unknown>) => groups.read(raw));
+        const views = await viewsOf(storage.db, org, rows);
+        return {
+          groups: views.map((v) => ({
+            groupId: BigInt(v.group.id),
+            name: v.group.name,
+            userIds: v.users.map((u) => BigInt(u.user_id)),
+            workspaceIds: v.workspaces.map(BigInt),
+          })),
+        };
+      },
+
+      async getUserProfile(req) {
+        const userId = storageId(req.userId);
+        const user = userId ? await store.userById(userId) : undefined;
+        if (!user || user.closed_at) throw notFound(`user ${req.userId} not found`);
+        return {
+          userId: BigInt(user.id),
+          email: user.email,
+          fullname: user.fullname,
+          timezone: user.timezone || "UTC",
+          defaultWorkspaceId: BigInt(user.default_workspace_id ?? 0),
+          beginningOfWeek: user.beginning_of_week,
+        };
+      },
+
+      async listUserWorkspaces(req) {
+        const userId = storageId(req.userId);
+        return { workspaceIds: userId ? (await store.activeWorkspaceIds(userId)).map(BigInt) : [] };
       },
 
       async setWorkspacePlan(req) {

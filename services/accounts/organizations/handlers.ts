@@ -11,7 +11,7 @@ import {
   type OrganizationUser,
   type WorkspaceUser,
 } from "../../../gen/accounts/v1/organizations_pb.js";
-import { badRequest, forbidden, notFound } from "../../../lib/errors.js";
+import { badRequest, notFound, noAccess } from "../../../lib/errors.js";
 import { entityEvent } from "../../../lib/events.js";
 import type { EntityAction } from "../../../lib/event-catalog.js";
 import { requireUser } from "../../../lib/identity.js";
@@ -172,7 +172,6 @@ function workspaceEvent(action: EntityAction, workspace: WorkspaceRow, actor: bi
   return entityEvent({ entity: "workspace", action, schema: WorkspaceSchema, message, workspaceId: message.id, userId: actor });
 }
 
-const noAccess = () => forbidden("User does not have access to this resource.");
 
 /** Organizations and their users (REST), and the plan operators set (internal). */
 export function organizationHandlers({ storage, clock }: AccountsKit) {

@@ -1,6 +1,6 @@
 import type { ConnectError, HandlerContext } from "@connectrpc/connect";
 import type { Knex } from "../../../lib/db.js";
-import { forbidden } from "../../../lib/errors.js";
+import { forbidden, noAccess } from "../../../lib/errors.js";
 import { requireUser } from "../../../lib/identity.js";
 import { storageId } from "../../../lib/ids.js";
 import { mayAct, roleOf } from "./rules.js";
@@ -28,7 +28,6 @@ export interface OrganizationRequirements {
   denied?: () => ConnectError;
 }
 
-const noAccess = () => forbidden("User does not have access to this resource.");
 
 /**
  * OrganizationGate answers "may this caller act in this organization?" for the accounts service's

@@ -1,6 +1,7 @@
 import type { Knex } from "../../../lib/db.js";
 import { ScopedTable, likePattern } from "../../../lib/scoped-table.js";
 import { workspaces, type WorkspaceRow } from "../workspaces/store.js";
+import { deleteGroups, leaveGroups } from "../groups/store.js";
 import type { MemberQuery, MemberStatus } from "./rules.js";
 
 export interface OrganizationRow {
@@ -279,6 +280,7 @@ export async function removeMember(trx: Knex.Transaction, member: OrganizationUs
   const removed = await membershipsIn(trx, member.organization_id, [member.user_id]);
   if (removed.length > 0) await trx("workspace_users").whereIn("id", removed.map((m) => m.id)).delete();
   await organizationUsers.delete(trx, member);
+  await leaveGroups(trx, member.organization_id, member.user_id);
   const gone = removed.map((m) => m.workspace_id);
   if (gone.length > 0) {
     const next = await trx("workspace_users").where({ user_id: member.user_id, active: true }).orderBy("workspace_id").first("workspace_id");
@@ -296,6 +298,7 @@ export async function deleteOrganization(trx: Knex.Transaction, organization: Or
   if (gone.length > 0) await trx("workspace_users").whereIn("workspace_id", gone.map((w) => w.id)).delete();
   await workspaces.query(trx, organization.id).delete();
   await organizationUsers.query(trx, organization.id).delete();
+  await deleteGroups(trx, organization.id);
   await organizations.delete(trx, organization);
   return gone;
 }

@@ -166,6 +166,56 @@ t.test("PUT assignments adds and removes a user, with created and deleted events
   t.equal(events[0].userId, BigInt(a.anna.id));
 });
 
+t.test("PUT assignments adds a group to the workspace and removes it", async (t) => {
+  const g = await organization("g");
+  const put = (body: unknown, who: TrackUser = g.anna) => sys.api("PUT", orgPath(g, g.second, "assignments"), { auth: who.auth, body });
+  const made = await sys.api("POST", `/api/v9/organizations/${g.organizationId}/groups`, { auth: g.owner.auth, body: { name: "Crew", users: [g.bob.id] } });
+  t.equal(made.status, 200, made.text);
+  const groupId = made.body.group_id;
+  const groupsOf = async (workspaceId: number) => (await sys.api("GET", orgPath(g, workspaceId, "groups"), { auth: g.owner.auth })).body.map((x: { group_id: number }) => x.group_id);
+  clock.advance(1000);
+  const add = await put({ operation: "add", group_id: groupId });
+  t.equal(add.status, 200, add.text);
+  t.same(await groupsOf(g.second), [groupId]);
+  const listed = await sys.api("GET", `/api/v9/organizations/${g.organizationId}/groups`, { auth: g.owner.auth });
+  const group = listed.body.find((x: { group_id: number }) => x.group_id === groupId);
+  t.same(group.workspaces, [g.second]);
+  t.not(group.at, made.body.at, "the group's at moves");
+  t.equal((await put({ operation: "add", group_id: groupId })).status, 200, "adding again changes nothing");
+  t.equal((await db("group_workspaces").where({ group_id: groupId })).length, 1);
+  t.same(await memberIds(g.second), [], "the group's users do not become members");
+  const remove = await put({ operation: "remove", group_id: groupId }, g.owner);
+  t.equal(remove.status, 200, remove.text);
+  t.same(await groupsOf(g.second), []);
+  t.equal((await put({ operation: "remove", group_id: groupId })).status, 200, "removing again changes nothing");
+  const other = await organization("h");
+  const foreign = await sys.api("POST", `/api/v9/organizations/${other.organizationId}/groups`, { auth: other.owner.auth, body: { name: "Theirs" } });
+  for (const [body, who] of [[{ operation: "add", group_id: foreign.body.group_id }, "another organization's group"], [{ operation: "remove", group_id: foreign.body.group_id }, "another organization's group"], [{ operation: "add", group_id: 0 }, "no group"]] as const) {
+    const res = await put(body);
+    t.same([res.status, res.body], [400, "Invalid group_id."], who);
+  }
+  const denied = await put({ operation: "add", group_id: groupId }, g.bob);
+  t.same([denied.status, denied.body], [403, "Forbidden"], "a plain member");
+  t.same(await groupsOf(g.second), [], "nothing changed");
+});
+
+t.test("a user who leaves or is removed from the organization leaves its groups", async (t) => {
+  const l = await organization("l");
+  const made = await sys.api("POST", `/api/v9/organizations/${l.organizationId}/groups`, { auth: l.owner.auth, body: { name: "Crew", users: [l.bob.id, l.oscar.id, l.anna.id] } });
+  t.equal(made.status, 200, made.text);
+  const groupId = made.body.group_id;
+  const linked = async () => (await db("group_users").where({ group_id: groupId }).orderBy("user_id").pluck("user_id")).map(Number);
+  const bobOu = Number((await db("organization_users").where({ organization_id: l.organizationId, user_id: l.bob.id }).first("id")).id);
+  const removed = await sys.api("PATCH", `/api/v9/organizations/${l.organizationId}/users`, { auth: l.owner.auth, body: { delete: [bobOu] } });
+  t.equal(removed.status, 200, removed.text);
+  const left = await sys.api("DELETE", `/api/v9/organizations/${l.organizationId}/users/leave`, { auth: l.oscar.auth });
+  t.equal(left.status, 200, left.text);
+  t.same(await linked(), [l.anna.id]);
+  await addMember(db, l.organizationId, l.bob, { workspaces: [l.workspace] });
+  const group = await sys.api("GET", `/api/v9/organizations/${l.organizationId}/groups`, { auth: l.owner.auth });
+  t.same(group.body[0].users.map((u: { user_id: number }) => u.user_id), [l.anna.id], "a user who comes back is in no group");
+});
+
 t.test("PUT assignments answers each 400 of the real API and changes nothing", async (t) => {
   const b = await organization("b");
   const put = (body: unknown, workspaceId = b.workspace) => sys.api("PUT", orgPath(b, workspaceId, "assignments"), { auth: b.owner.auth, body });
@@ -180,7 +230,7 @@ t.test("PUT assignments answers each 400 of the real API and changes nothing", a
     [{ operation: "add", user_id: 0 }, "Invalid user_id."],
     [{ operation: "remove", user_id: b.owner.id }, "Cannot remove workspace owner."],
     [{ operation: "remove", user_id: b.anna.id }, "Cannot remove organization admin."],
-    [{ operation: "add", group_id: 1 }, "Invalid group_id."],
+    [{ operation: "add", group_id: 999999 }, "Invalid group_id."],
   ] as const) {
     const res = await put(body);
     t.same([res.status, res.body], [400, message], JSON.stringify(body));

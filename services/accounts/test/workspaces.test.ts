@@ -45,12 +45,15 @@ t.test("GET /workspaces/{id}: the workspace for a member, 403 for anyone else", 
 });
 
 t.test("PUT /workspaces/{id}: workspace admins change settings; premium ones need premium", async (t) => {
-  for (const u of [member, orgAdmin, stranger]) t.equal((await put(u, { name: "X" })).status, 403, "only workspace admins");
+  for (const u of [member, stranger]) t.equal((await put(u, { name: "X" })).status, 403, "only workspace admins");
+  const byOrgAdmin = await put(orgAdmin, { name: "By the organization's admin" });
+  t.equal(byOrgAdmin.status, 200, "an organization admin administers every workspace of the organization");
+  t.match(byOrgAdmin.body, { name: "By the organization's admin", admin: true, role: "admin" });
   const res = await put(owner, { name: "  Renamed  ", only_admins_may_create_projects: true, reports_collapse: true, projects_private_by_default: false, default_currency: "USD" });
   t.equal(res.status, 200, res.text);
   t.match(res.body, { id: wid, name: "Renamed", only_admins_may_create_projects: true, reports_collapse: true, admin: true });
   const events = (await accountEvents(db)).filter((e) => e.entity === "workspace" && e.action === "updated" && e.workspaceId === String(wid));
-  t.equal(events.length, 1, "workspace updated");
+  t.equal(events.length, 2, "workspace updated, twice");
 
   for (const [body, message] of [
     [{ default_hourly_rate: 10 }, "premium needed to use default_hourly_rate"],

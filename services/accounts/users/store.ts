@@ -1,3 +1,4 @@
+import { EFFECTIVE_ADMIN, memberships } from "../workspaces/store.js";
 import { dbDate as toDate, type Knex } from "../../../lib/db.js";
 
 export interface UserRow {
@@ -32,12 +33,29 @@ export interface StoredApiToken {
   sealed: string;
 }
 
-export interface WorkspaceAccessRow {
+/** The workspace settings other services enforce (WorkspaceRules), as stored. */
+export const WORKSPACE_RULE_COLUMNS = [
+  "only_admins_may_create_projects",
+  "only_admins_may_create_tags",
+  "only_admins_see_billable_rates",
+  "projects_billable_by_default",
+  "projects_private_by_default",
+  "projects_enforce_billable",
+  "default_currency",
+  "default_hourly_rate",
+  "te_constraints_enabled",
+  "te_description_present",
+  "te_project_present",
+  "te_tag_present",
+  "te_task_present",
+] as const;
+
+export type WorkspaceAccessRow = {
   organization_id: number;
   premium: number | boolean;
   admin: number | boolean;
   role: string;
-}
+} & Record<(typeof WORKSPACE_RULE_COLUMNS)[number], unknown>;
 
 
 function userRow(row: UserRow | undefined): UserRow | undefined {
@@ -121,10 +139,15 @@ export class AccountsStore {
   }
 
   async workspaceAccess(userId: number, workspaceId: number): Promise<WorkspaceAccessRow | undefined> {
-    return this.db("workspace_users as wu")
-      .join("workspaces as w", "w.id", "wu.workspace_id")
+    const raw = await memberships(this.db)
       .where({ "wu.user_id": userId, "wu.workspace_id": workspaceId, "wu.active": true })
-      .first("w.organization_id", "w.premium", "wu.admin", "wu.role");
+      .first("w.organization_id", "w.premium", this.db.raw(`${EFFECTIVE_ADMIN} as admin`), "wu.role", ...WORKSPACE_RULE_COLUMNS.map((c) => `w.${c}`));
+    return raw ? { ...raw, admin: Boolean(Number(raw.admin)), role: Number(raw.admin) ? "admin" : raw.role } : undefined;
+  }
+
+  /** The ids of the workspaces the user is an active member of. */
+  async activeWorkspaceIds(userId: number): Promise<number[]> {
+    return (await this.db("workspace_users").where({ user_id: userId, active: true }).orderBy("workspace_id").pluck("workspace_id")).map(Number);
   }
 
   async setWorkspacePremium(workspaceId: number, premium: boolean, now: Date): Promise<number> {

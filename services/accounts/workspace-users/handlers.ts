@@ -11,6 +11,7 @@ import { mayAct } from "../organizations/rules.js";
 import { OrganizationGate } from "../organizations/scope.js";
 import { defaultWorkspaceIfNone, insertMembership, memberForChange, memberOf, userProfile, type OrganizationUserRow } from "../organizations/store.js";
 import { workspaces, type WorkspaceRow } from "../workspaces/store.js";
+import { assignToWorkspace, groups } from "../groups/store.js";
 import { assignment, checkUnassignable, deletionIds } from "./rules.js";
 import { deleteMemberships, isActiveMember, membershipForChange, membershipsForChange, workspaceById, workspaceMembers, type WorkspaceMember } from "./store.js";
 
@@ -93,8 +94,12 @@ export function workspaceUserHandlers({ storage, clock }: AccountsKit) {
         await storage.change(async (trx, emit) => {
           const workspace = await workspaces.getForChange(trx, scope.organization.id, req.workspaceId);
           if (!workspace) throw badRequest("Invalid workspace ID.");
-          // Groups are not assignable yet: no group id is one of the organization's.
-          if (wanted.userId === undefined) throw badRequest("Invalid group_id.");
+          if (wanted.groupId !== undefined) {
+            const group = await groups.getForChange(trx, scope.organization.id, wanted.groupId);
+            if (!group) throw badRequest("Invalid group_id.");
+            await assignToWorkspace(trx, group, workspace.id, wanted.operation, now);
+            return;
+          }
           const user = storageId(wanted.userId);
           const member: OrganizationUserRow | undefined = user === undefined ? undefined : await memberForChange(trx, scope.organization.id, user);
           if (!member) throw badRequest("Invalid user_id.");

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { WorkspaceSchema, WorkspaceService, WorkspaceStatisticsSchema, type Workspace, type WorkspaceStatistics } from "../../../gen/accounts/v1/workspaces_pb.js";
-import { badRequest, forbidden, notFound } from "../../../lib/errors.js";
+import { badRequest, forbidden, notFound, NO_ACCESS } from "../../../lib/errors.js";
 import { entityEvent } from "../../../lib/events.js";
 import type { EntityAction } from "../../../lib/event-catalog.js";
 import { requireUser } from "../../../lib/identity.js";
@@ -70,7 +70,6 @@ export function workspaceMessage({ workspace: w, admin, role }: MemberWorkspace)
   });
 }
 
-const NO_ACCESS = "User does not have access to this resource.";
 const SAME_NAME = "another workspace with the same name exists in the organization";
 
 /** A workspace event, as the actor saw the workspace. */

@@ -82,22 +82,43 @@ export interface MemberWorkspace {
 
 /** The workspaces a user is an active member of, by name. */
 export async function memberWorkspaces(db: Knex, userId: number): Promise<MemberWorkspace[]> {
-  const rows: Record<string, unknown>[] = await db("workspaces as w")
-    .join("workspace_users as wu", "wu.workspace_id", "w.id")
+  const rows: Record<string, unknown>[] = await memberships(db)
     .where({ "wu.user_id": userId, "wu.active": true })
     .orderByRaw("LOWER(w.name)")
     .orderBy("w.id")
-    .select("w.*", "wu.admin as member_admin", "wu.role as member_role");
-  return rows.map((raw) => ({ workspace: workspaces.read(raw), admin: Boolean(raw.member_admin), role: String(raw.member_role) }));
+    .select("w.*", db.raw(`${EFFECTIVE_ADMIN} as member_admin`), "wu.role as member_role");
+  return rows.map(memberWorkspaceOf);
 }
 
 /** The workspace with the user's place in it, when the user is an active member of it. */
 export async function memberWorkspace(db: Knex, userId: number, workspaceId: number): Promise<MemberWorkspace | undefined> {
-  const raw: Record<string, unknown> | undefined = await db("workspaces as w")
-    .join("workspace_users as wu", "wu.workspace_id", "w.id")
+  const raw: Record<string, unknown> | undefined = await memberships(db)
     .where({ "wu.user_id": userId, "wu.active": true, "w.id": workspaceId })
-    .first("w.*", "wu.admin as member_admin", "wu.role as member_role");
-  return raw ? { workspace: workspaces.read(raw), admin: Boolean(raw.member_admin), role: String(raw.member_role) } : undefined;
+    .first("w.*", db.raw(`${EFFECTIVE_ADMIN} as member_admin`), "wu.role as member_role");
+  return raw ? memberWorkspaceOf(raw) : undefined;
+}
+
+/**
+ * Workspaces with their memberships (`wu`) and each member's row of the workspace's organization
+ * (`ou`, absent for none): what decides a member's place in a workspace.
+ */
+export function memberships(db: Knex): Knex.QueryBuilder {
+  return db("workspaces as w")
+    .join("workspace_users as wu", "wu.workspace_id", "w.id")
+    .leftJoin("organization_users as ou", function () {
+      this.on("ou.user_id", "wu.user_id").andOn("ou.organization_id", "w.organization_id");
+    });
+}
+
+/**
+ * Whether a member administers the workspace (over `memberships`): its own admin flag, or being
+ * the owner or an admin of the workspace's organization, who administer all its workspaces.
+ */
+export const EFFECTIVE_ADMIN = "(CASE WHEN wu.admin = 1 OR ou.owner = 1 OR ou.admin = 1 THEN 1 ELSE 0 END)";
+
+function memberWorkspaceOf(raw: Record<string, unknown>): MemberWorkspace {
+  const admin = Boolean(Number(raw.member_admin));
+  return { workspace: workspaces.read(raw), admin, role: admin ? "admin" : String(raw.member_role) };
 }
 
 /** Whether another workspace of the organization has this name (letter case aside). */

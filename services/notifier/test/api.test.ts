@@ -368,7 +368,18 @@ t.test("event_filters, status and the notifier's metrics", async (t) => {
   const user = await sys.signup("filters");
   const res = await sys.api("GET", `${API}/event_filters`, { auth: user.auth });
   t.equal(res.status, 200);
-  t.same(res.body, { workspace: ["created", "updated", "deleted"], workspace_user: ["created", "updated", "deleted"], client: ["created", "updated", "deleted"] });
+  const all = ["created", "updated", "deleted"];
+  t.same(res.body, {
+    workspace: all,
+    workspace_user: all,
+    client: all,
+    project: all,
+    task: all,
+    tag: all,
+    project_user: all,
+    project_group: ["created", "deleted"],
+    time_entry: all,
+  });
   t.equal((await sys.api("GET", `${API}/event_filters`)).status, 403, "needs credentials");
   const status = await sys.api("GET", `${API}/status`);
   t.same([status.status, status.body], [200, { status: "OK" }]);

@@ -1,6 +1,7 @@
 import t from "tap";
 import { Counter, register as globalRegistry } from "prom-client";
-import { DeliveryMetrics, serviceRegistry } from "../metrics.js";
+import { DeliveryMetrics } from "../metrics.js";
+import { serviceRegistry } from "../../../lib/metrics.js";
 
 /**
  * The notifier's delivery figures on their own: what each attempt counts, the Prometheus text

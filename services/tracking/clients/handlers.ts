@@ -9,8 +9,10 @@ import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
 import { clients, type ClientRow } from "./store.js";
 import { checkBodyWorkspace, clientName, statusFilter } from "./rules.js";
+import { detachClientProjects, setClientProjectsActive } from "../projects/cascade.js";
+import { storageId } from "../../../lib/ids.js";
 
-function clientMessage(row: ClientRow): Client {
+export function clientMessage(row: ClientRow): Client {
   return create(ClientSchema, {
     id: BigInt(row.id),
     wid: BigInt(row.workspace_id),
@@ -22,7 +24,7 @@ function clientMessage(row: ClientRow): Client {
   });
 }
 
-const clientEvent = (action: EntityAction, row: ClientRow, scope: WorkspaceScope) =>
+export const clientEvent = (action: EntityAction, row: ClientRow, scope: Pick<WorkspaceScope, "workspaceId" | "userId">) =>
   entityEvent({ entity: "client", action, schema: ClientSchema, message: clientMessage(row), ...scope });
 
 const noClient = (id: bigint) => () => notFound(`No client with ID ${id} was found`);
@@ -84,6 +86,8 @@ export function clientHandlers({ storage, gate, clock }: ResourceKit) {
       async deleteClient(req, ctx) {
         const scope = await gate.scope(ctx, req.workspaceId);
         await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
+          // Its projects stay, without client.
+          await detachClientProjects(trx, emit, scope, existing.id, clock.now());
           await clients.delete(trx, existing);
           await emit(clientEvent("deleted", existing, scope));
         });
@@ -92,22 +96,25 @@ export function clientHandlers({ storage, gate, clock }: ResourceKit) {
 
       async archiveClient(req, ctx) {
         const scope = await gate.scope(ctx, req.workspaceId, { premium: "Archiving clients requires a premium workspace" });
-        await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
-          if (existing.archived) return;
-          await emit(clientEvent("updated", await clients.update(trx, existing, { archived: true, at: clock.now() }), scope));
+        const archived = await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
+          const now = clock.now();
+          if (!existing.archived) await emit(clientEvent("updated", await clients.update(trx, existing, { archived: true, at: now }), scope));
+          // The client's active projects are archived with it.
+          return setClientProjectsActive(trx, emit, scope, existing.id, false, "all", now);
         });
-        // Projects are not stored yet, so no project is archived with the client.
-        return { projectIds: [] };
+        return { projectIds: archived.map(BigInt) };
       },
 
       async restoreClient(req, ctx) {
         const scope = await gate.scope(ctx, req.workspaceId);
         if (req.projects.length > 0 && req.restoreAllProjects) throw badRequest("Bad Request");
         const row = await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
-          // Named projects must belong to the client; there are none yet.
-          if (req.projects.length > 0) throw badRequest("Bad Request");
+          const now = clock.now();
+          // The named projects (which must be the client's) or, with restore_all_projects, all its archived projects.
+          const which = req.restoreAllProjects ? "all" : req.projects.map(storageId).map((id) => id ?? 0);
+          await setClientProjectsActive(trx, emit, scope, existing.id, true, which, now);
           if (!existing.archived) return existing;
-          const updated = await clients.update(trx, existing, { archived: false, at: clock.now() });
+          const updated = await clients.update(trx, existing, { archived: false, at: now });
           await emit(clientEvent("updated", updated, scope));
           return updated;
         });

@@ -161,3 +161,60 @@ t.test("requests without valid credentials get 403", async (t) => {
     t.type(res.body, "string");
   }
 });
+
+t.test("archiving a client archives its projects and answers their ids; restore brings back the named ones or all", async (t) => {
+  const projectsBase = `/api/v9/workspaces/${owner.workspaceId}/projects`;
+  const project = async (body: Record<string, unknown>) => {
+    const res = await sys.api("POST", projectsBase, { auth: owner.auth, body });
+    if (res.status !== 200) throw new Error(res.text);
+    return res.body as { id: number; active: boolean };
+  };
+  const active = async (id: number) => (await sys.api("GET", `${projectsBase}/${id}`, { auth: owner.auth })).body.active;
+  const c = await createClient("Cascade Client");
+  const other = await createClient("Bystander Client");
+  const p1 = await project({ name: "Cascade One", client_id: c.id });
+  const p2 = await project({ name: "Cascade Two", client_id: c.id });
+  const shelved = await project({ name: "Cascade Shelved", client_id: c.id, active: false });
+  const bystander = await project({ name: "Bystander", client_id: other.id });
+  await sys.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(owner.workspaceId), premium: true });
+  clock.advance(5_001);
+  t.teardown(async () => {
+    await sys.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(owner.workspaceId), premium: false });
+    clock.advance(5_001);
+  });
+  const archived = await sys.api("POST", `${base}/${c.id}/archive`, { auth: owner.auth });
+  t.equal(archived.status, 200, archived.text);
+  t.same(archived.body, [p1.id, p2.id], "the ids of the projects it archived");
+  t.equal(await active(p1.id), false);
+  t.equal(await active(p2.id), false);
+  t.equal(await active(bystander.id), true, "another client's project is untouched");
+  const foreign = await sys.api("POST", `${base}/${c.id}/restore`, { auth: owner.auth, body: { projects: [bystander.id] } });
+  t.equal(foreign.status, 400);
+  t.equal(foreign.body, `Project ${bystander.id} is not a project of client ${c.id}`);
+  t.equal(await active(p1.id), false, "a refused restore changes nothing");
+  t.equal((await sys.api("GET", `${base}/${c.id}`, { auth: owner.auth })).body.archived, true);
+  const named = await sys.api("POST", `${base}/${c.id}/restore`, { auth: owner.auth, body: { projects: [p1.id] } });
+  t.equal(named.status, 200, named.text);
+  t.equal(named.body.archived, false);
+  t.equal(await active(p1.id), true);
+  t.equal(await active(p2.id), false, "only the named project");
+  await sys.api("POST", `${base}/${c.id}/archive`, { auth: owner.auth });
+  const all = await sys.api("POST", `${base}/${c.id}/restore`, { auth: owner.auth, body: { restore_all_projects: true } });
+  t.equal(all.status, 200, all.text);
+  for (const p of [p1, p2, shelved]) t.equal(await active(p.id), true, "all the client's projects, archived before it too");
+  const again = await sys.api("POST", `${base}/${c.id}/archive`, { auth: owner.auth });
+  t.same(again.body.sort(), [p1.id, p2.id, shelved.id].sort());
+  const twice = await sys.api("POST", `${base}/${c.id}/archive`, { auth: owner.auth });
+  t.same(twice.body, [], "nothing left to archive");
+});
+
+t.test("deleting a client keeps its projects, without client", async (t) => {
+  const c = await createClient("Leaving Client");
+  const projectsBase = `/api/v9/workspaces/${owner.workspaceId}/projects`;
+  const p = (await sys.api("POST", projectsBase, { auth: owner.auth, body: { name: "Orphan", client_id: c.id } })).body;
+  t.equal(p.client_id, c.id);
+  t.equal((await sys.api("DELETE", `${base}/${c.id}`, { auth: owner.auth })).status, 200);
+  const after = await sys.api("GET", `${projectsBase}/${p.id}`, { auth: owner.auth });
+  t.equal(after.status, 200);
+  t.equal(after.body.client_id, null);
+});

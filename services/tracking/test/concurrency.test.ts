@@ -26,3 +26,15 @@ t.test("concurrent archive and restore answer the client's state after them", as
   const answers = await Promise.all(Array.from({ length: 6 }, () => sys.api("POST", `${base}/${created.body.id}/restore`, { auth: owner.auth, body: {} })));
   t.same(answers.map((a) => [a.status, a.body.archived]), Array.from({ length: 6 }, () => [200, false]));
 });
+
+t.test("concurrent creates of one project name make one project; the others are told the name is taken", async (t) => {
+  const projects = `/api/v9/workspaces/${owner.workspaceId}/projects`;
+  for (let round = 0; round < 3; round++) {
+    const name = `Launch ${round}`;
+    const answers = await Promise.all(Array.from({ length: 6 }, () => sys.api("POST", projects, { auth: owner.auth, body: { name } })));
+    t.same(answers.map((a) => a.status).sort(), [200, 400, 400, 400, 400, 400], `round ${round}: ${answers.map((a) => a.text).join(" | ").slice(0, 300)}`);
+    t.ok(answers.filter((a) => a.status === 400).every((a) => a.body === "Name has already been taken"));
+    const listed = await sys.api("GET", `${projects}?name=${encodeURIComponent(name)}`, { auth: owner.auth });
+    t.equal(listed.body.filter((p: { name: string }) => p.name === name).length, 1, "one project of the name");
+  }
+});

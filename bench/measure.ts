@@ -1,0 +1,140 @@
+import * as http from "node:http";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import type { ChildProcess } from "node:child_process";
+import { loadConfig, type Config } from "../lib/config.js";
+import { cleanUp, freePort } from "../test/support/harness.js";
+import { cpuMs, startProcess, stopProcess } from "./support.js";
+
+/**
+ * What the HTTP benchmarks share: the whole system started in a child process on its own data
+ * (or its own MySQL databases and NATS stream), a fixed-concurrency load loop with latency
+ * percentiles and CPU per request, a keep-alive GET, and the figures as a Markdown table.
+ */
+
+export interface Measurement {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** CPU time per request, ms: of the server's process, and of this one (the client, or the direct queries). */
+  serverCpu?: number;
+  benchCpu: number;
+}
+
+export interface LoadOptions {
+  concurrency: number;
+  /** The loop ends after this many seconds even if requests remain. */
+  seconds: number;
+  /** The server's process, whose CPU time is read before and after. */
+  serverPid?: number;
+}
+
+/**
+ * Runs `request` `count` times, or for `seconds`, whichever ends first, `concurrency` at a time,
+ * and reads the CPU time the server's process (if given) and this one spent meanwhile.
+ */
+export async function measure(count: number, request: () => Promise<boolean>, options: LoadOptions): Promise<Measurement> {
+  const latencies: number[] = [];
+  const serverBefore = options.serverPid === undefined ? undefined : cpuMs(options.serverPid);
+  const benchBefore = process.cpuUsage();
+  let errors = 0;
+  let next = 0;
+  const started = process.hrtime.bigint();
+  const deadline = Date.now() + options.seconds * 1000;
+  const worker = async () => {
+    while (next < count && Date.now() < deadline) {
+      next++;
+      const t0 = process.hrtime.bigint();
+      const ok = await request().catch(() => false);
+      latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (!ok) errors++;
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  latencies.sort((a, b) => a - b);
+  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
+  const serverAfter = options.serverPid === undefined ? undefined : cpuMs(options.serverPid);
+  const bench = process.cpuUsage(benchBefore);
+  return {
+    requests: latencies.length,
+    rps: latencies.length / seconds,
+    p50: pct(0.5),
+    p99: pct(0.99),
+    errors,
+    serverCpu: serverAfter === undefined || serverBefore === undefined ? undefined : (serverAfter - serverBefore) / latencies.length,
+    benchCpu: (bench.user + bench.system) / 1000 / latencies.length,
+  };
+}
+
+/** GET on a loopback port with the given headers; resolves with the status and the body. */
+export function httpGet(agent: http.Agent, port: number, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: "127.0.0.1", port, path, agent, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+  });
+}
+
+/** A Markdown table row. */
+export const tableLine = (cells: string[]) => `| ${cells.join(" | ")} |`;
+
+/** CPU milliseconds as printed ("n/a" where /proc is missing). */
+export const cpuCell = (ms: number | undefined) => (ms === undefined ? "n/a" : ms.toFixed(3));
+
+/** The system under measurement: its process, ports, environment and configuration. */
+export interface BenchSystem {
+  env: NodeJS.ProcessEnv;
+  config: Config;
+  ports: { gateway: number; hiring: number; accounts: number; tracking: number; notifier: number; bare: number };
+  process: ChildProcess;
+  /** "embedded (SQLite, in-process bus)" or the MySQL and NATS it runs on. */
+  mode: string;
+  /** Stops the system (and the processes given) and drops its data. */
+  stop(others?: ChildProcess[]): Promise<void>;
+}
+
+/** Starts the whole system (`cmd/start.ts`) on its own data directory, database prefix and stream prefix. */
+export async function startBenchSystem(): Promise<BenchSystem> {
+  const id = `bench${randomBytes(3).toString("hex")}_`;
+  const ports = { gateway: await freePort(), hiring: await freePort(), accounts: await freePort(), tracking: await freePort(), notifier: await freePort(), bare: await freePort() };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: mkdtempSync(join(tmpdir(), "workhub-bench-")),
+    DATABASE_PREFIX: id,
+    NATS_PREFIX: id,
+    INTERNAL_TOKEN: "",
+    PORT: String(ports.gateway),
+    HIRING_PORT: String(ports.hiring),
+    ACCOUNTS_PORT: String(ports.accounts),
+    TRACKING_PORT: String(ports.tracking),
+    NOTIFIER_PORT: String(ports.notifier),
+    HIRING_URL: `http://127.0.0.1:${ports.hiring}`,
+    ACCOUNTS_URL: `http://127.0.0.1:${ports.accounts}`,
+    TRACKING_URL: `http://127.0.0.1:${ports.tracking}`,
+    NOTIFIER_URL: `http://127.0.0.1:${ports.notifier}`,
+    LOG_LEVEL: "warn",
+  };
+  const config = loadConfig(env);
+  const mode = config.mysqlUrl ? `MySQL ${new URL(config.mysqlUrl).host} + NATS ${config.natsUrl ?? "(in-process bus)"}` : "embedded (SQLite, in-process bus)";
+  const system = await startProcess("cmd/start.ts", env, `http://127.0.0.1:${ports.gateway}/readyz`);
+  return {
+    env,
+    config,
+    ports,
+    process: system,
+    mode,
+    async stop(others = []) {
+      for (const child of [system, ...others]) await stopProcess(child);
+      await cleanUp(config);
+    },
+  };
+}

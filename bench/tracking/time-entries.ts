@@ -1,0 +1,172 @@
+import * as http from "node:http";
+import { connectDatabase, isMysql, type Knex } from "../../lib/db.js";
+import { cpuCell, httpGet, measure, tableLine, type Measurement } from "../measure.js";
+import { log, startProcess, stopProcess } from "../support.js";
+import type { TrackingBench, TrackingSection } from "../tracking.js";
+
+/**
+ * The time entries section of `npm run bench:tracking` (alone: `BENCH_ONLY=time-entries npm run bench:tracking`):
+ * one user with BENCH_TIME_ENTRIES (100,000) entries over three years, written directly into the
+ * tracking schema in bulk; then, through the gateway and for the same query by a bare server
+ * (bench/tracking/time-entries-bare.ts: the same table queries, rows written as JSON, no gateway,
+ * RPC, authentication or message building), throughput and p50/p99 of: a month by
+ * start_date/end_date late in the history and early in it, `since` an hour ago, `current`, and
+ * start-then-stop pairs (POST a running entry, PATCH its stop).
+ *
+ * Start-then-stop pairs run one at a time (one user has one timer). Environment: BENCH_TIME_ENTRIES
+ * (100000), and the runner's concurrency, requests and seconds per row.
+ */
+
+const ENTRIES = Number(process.env.BENCH_TIME_ENTRIES ?? 100_000);
+const WARMUP = 30;
+const DAY = 86_400_000;
+const YEARS = 3;
+
+/** Rows of `ENTRIES` stopped 10-minute entries spread evenly over the three years before `now`. */
+async function load(db: Knex, workspaceId: number, userId: number, now: number): Promise<void> {
+  const first = now - YEARS * 365 * DAY;
+  const step = (now - DAY - first) / ENTRIES;
+  const chunk = 1000;
+  for (let from = 0; from < ENTRIES; from += chunk) {
+    const rows: Record<string, unknown>[] = [];
+    for (let i = from; i < Math.min(from + chunk, ENTRIES); i++) {
+      const start = new Date(Math.floor((first + i * step) / 1000) * 1000);
+      const stop = new Date(start.getTime() + 600_000);
+      rows.push({
+        workspace_id: workspaceId, user_id: userId, project_id: null, task_id: null, description: `entry ${i}`, billable: false,
+        start, stop, duration: 600, running_user_id: null, tag_ids: "[]", shared_with_user_ids: "[]", created_with: "bench",
+        created_at: stop, at: stop, server_deleted_at: null,
+      });
+    }
+    // SQLite takes at most 500 rows in one INSERT ... SELECT UNION ALL.
+    await db.transaction((trx) => trx.batchInsert("time_entries", rows, 400));
+    if ((from + chunk) % 20_000 === 0) log(`  loaded ${from + chunk}/${ENTRIES} time entries`);
+  }
+  if (!isMysql(db)) await db.raw("ANALYZE");
+}
+
+const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+interface Row {
+  scenario: string;
+  path: string;
+  m: Measurement;
+}
+
+async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, seconds: SECONDS }: TrackingBench): Promise<string[]> {
+  const gw = system.ports.gateway;
+  const signup = await fetch(`http://127.0.0.1:${gw}/api/signup`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email: `timer${Date.now()}@example.com`, password: "correct horse battery", timezone: "UTC" }),
+  });
+  if (!signup.ok) throw new Error(`signup: ${signup.status} ${await signup.text()}`);
+  const user = (await signup.json()) as { id: number; api_token: string; default_workspace_id: number };
+  const ws = user.default_workspace_id;
+  const auth = { authorization: `Basic ${Buffer.from(`${user.api_token}:api_token`).toString("base64")}` };
+  const now = Date.now();
+  const db = await connectDatabase(system.config, "tracking");
+  const bareProcess = await (async () => {
+    log(`time entries bench: ${ENTRIES} entries over ${YEARS} years, ${system.mode}, concurrency ${CONCURRENCY}`);
+    await load(db, ws, user.id, now);
+    return startProcess("bench/tracking/time-entries-bare.ts", { ...system.env, BARE_PORT: String(system.ports.bare), BARE_USER: String(user.id), BARE_WORKSPACE: String(ws) }, `http://127.0.0.1:${system.ports.bare}/current`);
+  })();
+  const rows: Row[] = [];
+  try {
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    const send = (port: number, method: string, path: string, body?: unknown) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const data = body === undefined ? undefined : JSON.stringify(body);
+        const req = http.request({ host: "127.0.0.1", port, path, method, agent, headers: { ...auth, ...(data ? { "content-type": "application/json" } : {}) } }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+          res.on("error", reject);
+        });
+        req.on("error", reject);
+        req.end(data);
+      });
+    const ok = async (p: Promise<{ status: number }>) => (await p).status === 200;
+    const lateFrom = day(now - 60 * DAY);
+    const lateTo = day(now - 30 * DAY);
+    const earlyFrom = day(now - YEARS * 365 * DAY + 10 * DAY);
+    const earlyTo = day(now - YEARS * 365 * DAY + 40 * DAY);
+    const since = Math.floor((now - 3600_000) / 1000);
+    // Something runs for `current`: started through the API, as a client would.
+    const started = await send(gw, "POST", `/api/v9/workspaces/${ws}/time_entries`, { created_with: "bench", start: new Date(now).toISOString().slice(0, 19) + "Z" });
+    if (started.status !== 200) throw new Error(`start: ${started.status} ${started.body}`);
+    const reads: [string, string, string][] = [
+      ["month, late in the history", `/api/v9/me/time_entries?start_date=${lateFrom}&end_date=${lateTo}`, `/range?from=${lateFrom}T00:00:00Z&to=${lateTo}T00:00:00Z`],
+      ["month, early in the history", `/api/v9/me/time_entries?start_date=${earlyFrom}&end_date=${earlyTo}`, `/range?from=${earlyFrom}T00:00:00Z&to=${earlyTo}T00:00:00Z`],
+      ["since an hour ago", `/api/v9/me/time_entries?since=${since}`, `/since?since=${since}`],
+      ["current", "/api/v9/me/time_entries/current", "/current"],
+    ];
+    for (const [scenario, gwPath, barePath] of reads) {
+      const check = await httpGet(agent, gw, gwPath, auth);
+      if (check.status !== 200) throw new Error(`${gwPath}: ${check.status} ${check.body.slice(0, 200)}`);
+      const paths: [string, () => Promise<boolean>, number | undefined][] = [
+        ["gateway (HTTP)", () => ok(httpGet(agent, gw, gwPath, auth)), system.process.pid],
+        ["bare server (HTTP)", () => ok(httpGet(agent, system.ports.bare, barePath, {})), bareProcess.pid],
+      ];
+      for (const [path, request, pid] of paths) {
+        await measure(WARMUP, request, { concurrency: CONCURRENCY, seconds: SECONDS, serverPid: pid });
+        rows.push({ scenario, path, m: await measure(REQUESTS, request, { concurrency: CONCURRENCY, seconds: SECONDS, serverPid: pid }) });
+      }
+      const entries = Array.isArray(JSON.parse(check.body)) ? (JSON.parse(check.body) as unknown[]).length : 1;
+      log(`  ${scenario} (${entries} entries): ${rows.slice(-2).map((r) => `${r.path} ${r.m.rps.toFixed(0)} req/s`).join(", ")}`);
+    }
+    // Pairs: one user's timer, so one pair at a time (a start stops the one that runs).
+    const pairs: [string, () => Promise<boolean>, number | undefined][] = [
+      [
+        "gateway (HTTP)",
+        async () => {
+          const s = await send(gw, "POST", `/api/v9/workspaces/${ws}/time_entries`, { created_with: "bench", start: new Date().toISOString().slice(0, 19) + "Z" });
+          if (s.status !== 200) return false;
+          return ok(send(gw, "PATCH", `/api/v9/workspaces/${ws}/time_entries/${JSON.parse(s.body).id}/stop`));
+        },
+        system.process.pid,
+      ],
+      [
+        "bare server (HTTP)",
+        async () => {
+          const s = await send(system.ports.bare, "POST", "/start");
+          return s.status === 200 && ok(send(system.ports.bare, "PATCH", `/stop/${JSON.parse(s.body).id}`));
+        },
+        bareProcess.pid,
+      ],
+    ];
+    for (const [path, request, pid] of pairs) {
+      await measure(WARMUP, request, { concurrency: 1, seconds: SECONDS, serverPid: pid });
+      rows.push({ scenario: "start-then-stop pair", path, m: await measure(REQUESTS, request, { concurrency: 1, seconds: SECONDS, serverPid: pid }) });
+    }
+    agent.destroy();
+  } finally {
+    await stopProcess(bareProcess);
+    await db.destroy();
+  }
+
+  const out: string[] = [];
+  out.push(`time entries, one user with ${ENTRIES} entries over ${YEARS} years, ${system.mode}, concurrency ${CONCURRENCY} (pairs: 1), ${REQUESTS} requests or ${SECONDS} s per row`);
+  out.push(tableLine(["query", "path", "requests", "req/s", "p50 ms", "p99 ms", "errors", "server CPU ms/req", "bench CPU ms/req"]));
+  out.push(tableLine(["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]));
+  for (const r of rows) {
+    out.push(tableLine([r.scenario, r.path, String(r.m.requests), r.m.rps.toFixed(0), r.m.p50.toFixed(2), r.m.p99.toFixed(2), String(r.m.errors), cpuCell(r.m.serverCpu), cpuCell(r.m.benchCpu)]));
+  }
+  out.push("");
+  const find = (scenario: string, path: string) => rows.find((r) => r.scenario === scenario && r.path.startsWith(path))?.m;
+  for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
+    const [g, b] = [find(scenario, "gateway"), find(scenario, "bare")];
+    if (!g || !b) continue;
+    // On a shared machine throughput follows the neighbours' load; CPU per request does not.
+    const byCpu = g.serverCpu && b.serverCpu ? `; by server CPU per request: ${((b.serverCpu / g.serverCpu) * 100).toFixed(0)}%` : "";
+    out.push(`gateway / bare server, ${scenario}: by throughput ${((g.rps / b.rps) * 100).toFixed(0)}%${byCpu} (target >= 70% for reads)`);
+  }
+  const [late, early] = [find("month, late in the history", "gateway"), find("month, early in the history", "gateway")];
+  if (late && early) {
+    const byCpu = late.serverCpu && early.serverCpu ? `, by server CPU per request: ${(late.serverCpu / early.serverCpu).toFixed(2)}` : "";
+    out.push(`late month cost / early month cost (gateway): by throughput ${(early.rps / late.rps).toFixed(2)}, by p50 ${(late.p50 / early.p50).toFixed(2)}${byCpu} (target <= 1.5)`);
+  }
+  return out;
+}
+
+export const timeEntriesSection: TrackingSection = { name: "time-entries", run };

@@ -1,0 +1,75 @@
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import { TrackingMeService } from "../../../gen/tracking/v1/me_pb.js";
+import type { Knex } from "../../../lib/db.js";
+import type { ResourceKit } from "../../../lib/resource-kit.js";
+import { clientMessage } from "../clients/handlers.js";
+import { clients } from "../clients/store.js";
+import { viewerOf, visibleTo } from "../projects/access.js";
+import { flag } from "../projects/rules.js";
+import { projects } from "../projects/store.js";
+import { projectMessages } from "../projects/view.js";
+import { tasks } from "../tasks/store.js";
+import { taskMessages } from "../tasks/view.js";
+
+const sinceDate = (since: bigint | undefined) => (since === undefined ? undefined : new Date(Number(since) * 1000));
+
+/**
+ * The caller's own lists across the workspaces they are an active member of: projects they may
+ * see (archived ones with `include_archived`, changed and deleted ones with `since`), the tasks
+ * of those projects, and the workspaces' clients.
+ */
+export function meHandlers({ storage, gate, clock, identity }: ResourceKit) {
+  const { db } = storage;
+
+  /** Per workspace of the caller, the query of the projects they see there. */
+  async function visibleProjects(ctx: HandlerContext): Promise<{ workspace: number; q: Knex.QueryBuilder }[]> {
+    const out = [];
+    for (const workspace of await gate.memberships(ctx)) {
+      const scope = await gate.scope(ctx, BigInt(workspace));
+      out.push({ workspace, q: visibleTo(db, projects.query(db, workspace), await viewerOf(db, identity, scope)) });
+    }
+    return out;
+  }
+
+  return (router: ConnectRouter) =>
+    router.service(TrackingMeService, {
+      async listMyProjects(req, ctx) {
+        const archived = flag(req.includeArchived, "include_archived");
+        const since = sinceDate(req.since);
+        const rows = [];
+        for (const { q } of await visibleProjects(ctx)) {
+          if (since) q.where("at", ">=", since);
+          else q.whereNull("server_deleted_at");
+          if (!archived) q.where("active", true);
+          rows.push(...(await q.orderBy("sort_name").orderBy("id")).map((raw: Record<string, unknown>) => projects.read(raw)));
+        }
+        return { projects: await projectMessages(db, rows, clock.now()) };
+      },
+
+      async listMyTasks(req, ctx) {
+        const all = flag(req.includeNotActive, "include_not_active");
+        const since = sinceDate(req.since);
+        const rows = [];
+        for (const { workspace, q: visible } of await visibleProjects(ctx)) {
+          const q = tasks.query(db, workspace).whereIn("project_id", visible.whereNull("server_deleted_at").select("id"));
+          if (since) q.where("at", ">=", since);
+          else q.whereNull("server_deleted_at");
+          if (!all) q.where("active", true);
+          rows.push(...(await q.orderBy("id")).map((raw: Record<string, unknown>) => tasks.read(raw)));
+        }
+        const offset = Number(req.offset ?? 0n);
+        const page = req.perPage === undefined || req.perPage === 0n ? rows.slice(offset) : rows.slice(offset, offset + Number(req.perPage));
+        return { tasks: await taskMessages(db, page) };
+      },
+
+      async listMyClients(req, ctx) {
+        const workspaces = await gate.memberships(ctx);
+        if (workspaces.length === 0) return { clients: [] };
+        const q = db(clients.table).whereIn("workspace_id", workspaces);
+        const since = sinceDate(req.since);
+        if (since) q.where("at", ">=", since);
+        const rows = (await q.orderByRaw("LOWER(name)").orderBy("id")).map((raw: Record<string, unknown>) => clients.read(raw));
+        return { clients: rows.map(clientMessage) };
+      },
+    });
+}

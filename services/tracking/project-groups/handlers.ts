@@ -1,0 +1,60 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { ProjectGroupService } from "../../../gen/tracking/v1/project_groups_pb.js";
+import { badRequest, notFound } from "../../../lib/errors.js";
+import { storageId } from "../../../lib/ids.js";
+import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
+import { viewerOf, visibleTo } from "../projects/access.js";
+import { projects } from "../projects/store.js";
+import { invalidProject, MAX_LIST_PROJECTS, queryIds } from "../project-users/rules.js";
+import { checkMayManage } from "../projects/access.js";
+import { projectGroupEvent, projectGroupMessage } from "./changes.js";
+import { projectGroups, type ProjectGroupRow } from "./store.js";
+
+const invalidGroup = () => badRequest("Invalid group_id");
+const groupTaken = () => badRequest("Project group already exists");
+const noProjectGroup = () => notFound("Project group not found");
+
+export function projectGroupHandlers({ storage, gate, clock, identity }: ResourceKit) {
+  const { db } = storage;
+  return (router: ConnectRouter) =>
+    router.service(ProjectGroupService, {
+      async listProjectGroups(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const wanted = queryIds(req.projectIds, "project_ids", MAX_LIST_PROJECTS);
+        if (wanted.length === 0) throw badRequest("project_ids is required");
+        const visible = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at").whereIn("id", wanted), await viewerOf(db, identity, scope)).select("id");
+        const rows: ProjectGroupRow[] = (await projectGroups.query(db, scope.workspace).whereIn("project_id", visible).orderBy("id")).map((raw: Record<string, unknown>) =>
+          projectGroups.read(raw),
+        );
+        return { projectGroups: rows.map(projectGroupMessage) };
+      },
+
+      async createProjectGroup(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const project = await projects.getLive(db, scope.workspace, req.projectId);
+        if (!project) throw invalidProject();
+        await checkMayManage(db, scope, project.id);
+        const groupId = storageId(req.groupId);
+        if (groupId === undefined) throw invalidGroup();
+        // The group must be one of the workspace's organization (the accounts service knows).
+        const answer = await identity.resolveGroups({ workspaceId: scope.workspaceId, groupIds: [req.groupId] });
+        if (!answer.groups.some((g) => g.groupId === req.groupId)) throw invalidGroup();
+        const row = await storage.change(async (trx, emit) => {
+          const created = await projectGroups.insert(trx, { workspace_id: scope.workspace, project_id: project.id, group_id: groupId, at: clock.now() });
+          await emit(projectGroupEvent("created", created, scope));
+          return created;
+        }, { onDuplicate: groupTaken });
+        return { projectGroup: projectGroupMessage(row) };
+      },
+
+      async deleteProjectGroup(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        await changeRow(storage, projectGroups, { scope: scope.workspace, id: req.projectGroupId, missing: noProjectGroup }, async (existing, trx, emit) => {
+          await checkMayManage(trx, scope, existing.project_id);
+          await projectGroups.delete(trx, existing);
+          await emit(projectGroupEvent("deleted", existing, scope));
+        });
+        return {};
+      },
+    });
+}

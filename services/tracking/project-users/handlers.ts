@@ -1,0 +1,170 @@
+import { toJson } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { ProjectUserSchema, ProjectUserService, type ProjectUser } from "../../../gen/tracking/v1/project_users_pb.js";
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { applyEach, parseIdList, parsePatchOperations } from "../../../lib/bulk-patch.js";
+import type { Knex } from "../../../lib/db.js";
+import { badRequest } from "../../../lib/errors.js";
+import { storageId } from "../../../lib/ids.js";
+import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
+import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { checkMayManage, projectsOfUsers, viewerOf, visibleTo } from "../projects/access.js";
+import { projects } from "../projects/store.js";
+import { projectGroups, type ProjectGroupRow } from "../project-groups/store.js";
+import { projectUserEvent, projectUserMessage } from "./changes.js";
+import {
+  applyChanges,
+  checkPremiumRates,
+  invalidProject,
+  invalidUser,
+  MAX_LIST_PROJECTS,
+  MAX_PATCH_PROJECT_USERS,
+  noProjectUser,
+  PATCHABLE_PATHS,
+  patchChanges,
+  projectUserTaken,
+  queryIds,
+  queryUserId,
+  visibleRates,
+  type ProjectUserChanges,
+} from "./rules.js";
+import { projectUsers, type ProjectUserRow } from "./store.js";
+
+export function projectUserHandlers({ storage, gate, clock, identity }: ResourceKit) {
+  const { db } = storage;
+
+  /** The workspace's active members' ids (asked of the accounts service). */
+  async function activeMembers(scope: WorkspaceScope): Promise<Set<number>> {
+    const answer = await identity.listWorkspaceMembers({ workspaceId: scope.workspaceId });
+    return new Set(answer.members.filter((m) => m.active).map((m) => Number(m.userId)));
+  }
+
+  /** Changes one project user (PUT and each id of a PATCH): its project must live, the caller manage it. */
+  function changeProjectUser(scope: WorkspaceScope, id: bigint, changes: ProjectUserChanges, rateMode: string): Promise<ProjectUserRow> {
+    return changeRow(storage, projectUsers, { scope: scope.workspace, id, missing: noProjectUser }, async (existing, trx, emit) => {
+      if (!(await projects.getLive(trx, scope.workspace, BigInt(existing.project_id)))) throw invalidProject();
+      await checkMayManage(trx, scope, existing.project_id);
+      const updated = await projectUsers.update(trx, existing, applyChanges(existing, changes, rateMode, clock.now()));
+      await emit(projectUserEvent("updated", updated, scope));
+      return updated;
+    });
+  }
+
+  /** Members who reach the listed projects only through a group assigned to them. */
+  async function groupMembers(scope: WorkspaceScope, projectIds: Knex.QueryBuilder, direct: ProjectUserRow[]): Promise<ProjectUser[]> {
+    const links: ProjectGroupRow[] = (await projectGroups.query(db, scope.workspace).whereIn("project_id", projectIds).orderBy("id")).map((raw: Record<string, unknown>) => projectGroups.read(raw));
+    if (links.length === 0) return [];
+    const answer = await identity.resolveGroups({ workspaceId: scope.workspaceId, groupIds: [...new Set(links.map((l) => BigInt(l.group_id)))] });
+    const seen = new Set(direct.map((row) => `${row.project_id}:${row.user_id}`));
+    const out: ProjectUser[] = [];
+    for (const link of links) {
+      const group = answer.groups.find((g) => Number(g.groupId) === link.group_id);
+      for (const userId of group?.userIds ?? []) {
+        const key = `${link.project_id}:${userId}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        out.push(create(ProjectUserSchema, {
+          workspaceId: scope.workspaceId,
+          projectId: BigInt(link.project_id),
+          userId,
+          manager: false,
+          groupId: BigInt(link.group_id),
+          gid: BigInt(link.group_id),
+          at: timestampFromDate(link.at),
+        }));
+      }
+    }
+    return out;
+  }
+
+  return (router: ConnectRouter) =>
+    router.service(ProjectUserService, {
+      async listProjectUsers(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const wanted = queryIds(req.projectIds, "project_ids", MAX_LIST_PROJECTS);
+        const userId = queryUserId(req.userId);
+        // The live projects the caller may see, narrowed as the query asks.
+        const visible = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at"), await viewerOf(db, identity, scope));
+        if (wanted.length > 0) visible.whereIn("id", wanted);
+        if (userId !== undefined) visible.whereIn("id", projectsOfUsers(db, scope.workspace, [userId]));
+        const ids = () => visible.clone().clearSelect().select("id");
+        const rows: ProjectUserRow[] = (await projectUsers.query(db, scope.workspace).whereIn("project_id", ids()).orderBy("project_id").orderBy("id")).map((raw: Record<string, unknown>) =>
+          projectUsers.read(raw),
+        );
+        const show = visibleRates(scope);
+        const answer = rows.map((row) => projectUserMessage(row, show));
+        if (req.withGroupMembers) answer.push(...(await groupMembers(scope, ids(), rows)));
+        return { projectUsers: answer };
+      },
+
+      async createProjectUser(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const changes: ProjectUserChanges = { manager: req.manager ?? false, rate: req.rate, labour_cost: req.labourCost === undefined ? undefined : Number(req.labourCost) };
+        checkPremiumRates(scope, changes, req.rateChangeMode);
+        const project = await projects.getLive(db, scope.workspace, req.projectId);
+        if (!project) throw invalidProject();
+        await checkMayManage(db, scope, project.id);
+        const userId = storageId(req.userId);
+        if (userId === undefined || !(await activeMembers(scope)).has(userId)) throw invalidUser();
+        if (changes.labour_cost === undefined && req.useLastLabourCost) changes.labour_cost = await lastLabourCost(db, scope.workspace, userId);
+        const now = clock.now();
+        const row = await storage.change(async (trx, emit) => {
+          const created = await projectUsers.insert(trx, {
+            workspace_id: scope.workspace,
+            project_id: project.id,
+            user_id: userId,
+            manager: false,
+            rate: null,
+            labour_cost: null,
+            rate_last_updated: null,
+            labour_cost_last_updated: null,
+            at: now,
+            ...applyChanges(undefined, changes, req.rateChangeMode, now),
+          });
+          await emit(projectUserEvent("created", created, scope));
+          return created;
+        }, { onDuplicate: projectUserTaken });
+        return { projectUser: projectUserMessage(row, visibleRates(scope)) };
+      },
+
+      async updateProjectUser(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const changes: ProjectUserChanges = { manager: req.manager, rate: req.rate, labour_cost: req.labourCost === undefined ? undefined : Number(req.labourCost) };
+        if (changes.manager === undefined && changes.rate === undefined && changes.labour_cost === undefined) throw badRequest("Missing data");
+        checkPremiumRates(scope, changes, req.rateChangeMode);
+        const row = await changeProjectUser(scope, req.projectUserId, changes, req.rateChangeMode);
+        return { projectUser: projectUserMessage(row, visibleRates(scope)) };
+      },
+
+      async deleteProjectUser(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        await changeRow(storage, projectUsers, { scope: scope.workspace, id: req.projectUserId, missing: noProjectUser }, async (existing, trx, emit) => {
+          if (!(await projects.getLive(trx, scope.workspace, BigInt(existing.project_id)))) throw invalidProject();
+          await checkMayManage(trx, scope, existing.project_id);
+          await projectUsers.delete(trx, existing);
+          await emit(projectUserEvent("deleted", existing, scope));
+        });
+        return {};
+      },
+
+      async patchProjectUsers(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const ids = parseIdList(req.projectUserIds, { max: MAX_PATCH_PROJECT_USERS, invalid: "Invalid value as user IDs" });
+        const operations = parsePatchOperations(req.patches ? toJson(ValueSchema, req.patches) : undefined, PATCHABLE_PATHS);
+        const changes = patchChanges(operations);
+        checkPremiumRates(scope, changes, "");
+        const result = await applyEach(ids, async (id) => {
+          await changeProjectUser(scope, BigInt(id), changes, "");
+        });
+        return { failure: result.failure.map((f) => ({ id: BigInt(f.id), message: f.message })), success: result.success.map(BigInt) };
+      },
+    });
+}
+
+/** The labour cost the user has most recently been given on a project of the workspace (`use_last_labour_cost`). */
+async function lastLabourCost(db: Knex, workspace: number, userId: number): Promise<number | undefined> {
+  const raw = await projectUsers.query(db, workspace).where("user_id", userId).whereNotNull("labour_cost").orderBy("labour_cost_last_updated", "desc").orderBy("id", "desc").first();
+  return raw ? projectUsers.read(raw).labour_cost ?? undefined : undefined;
+}

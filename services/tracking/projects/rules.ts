@@ -1,0 +1,208 @@
+import { badRequest, forbidden, paymentRequired } from "../../../lib/errors.js";
+import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import type { ProjectRow, RecurringParameters } from "./store.js";
+
+/** Longest project name the service stores. */
+export const MAX_PROJECT_NAME = 255;
+/** The list's page size: by default and at most. */
+export const DEFAULT_PER_PAGE = 151;
+export const MAX_PER_PAGE = 200;
+/** Most projects one PATCH changes. */
+export const MAX_PATCH_PROJECTS = 100;
+
+export type ProjectStatus = "upcoming" | "active" | "ended" | "archived" | "deleted";
+export const PROJECT_STATUSES: readonly ProjectStatus[] = ["upcoming", "active", "ended", "archived", "deleted"];
+
+export const RATE_CHANGE_MODES = ["start-today", "override-current", "override-all"] as const;
+export const RECURRING_PERIODS = ["weekly", "monthly", "quarterly", "yearly", "custom"] as const;
+
+/** Colors given to a project created without one (the real service's palette). */
+const PALETTE = ["#0b83d9", "#9e5bd9", "#d94182", "#e36a00", "#bf7000", "#2da608", "#06a893", "#c9806b", "#465bb3", "#990099", "#c7af14", "#566614", "#d92b2b", "#525266"];
+
+/** A project that is not there, deleted, or hidden from the caller: the reference's 400. */
+export const noProject = () => badRequest("Invalid project_id");
+
+/** The day (YYYY-MM-DD, UTC) of a time. */
+export function dayOf(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
+/** A project's status: deleted, archived, then by its timeframe against today. */
+export function projectStatus(row: Pick<ProjectRow, "server_deleted_at" | "active" | "start_date" | "end_date">, today: string): ProjectStatus {
+  if (row.server_deleted_at) return "deleted";
+  if (!row.active) return "archived";
+  if (row.start_date > today) return "upcoming";
+  if (row.end_date !== null && row.end_date < today) return "ended";
+  return "active";
+}
+
+export function projectName(raw: string): string {
+  const name = raw.trim();
+  if (!name) throw badRequest("Project name must not be empty");
+  if ([...name].length > MAX_PROJECT_NAME) throw badRequest(`Project name must be at most ${MAX_PROJECT_NAME} characters`);
+  return name;
+}
+
+/** `#` and six hex digits, kept lower-case. */
+export function projectColor(raw: string): string {
+  if (!/^#[0-9a-fA-F]{6}$/.test(raw)) throw badRequest(`Error in validating color '${raw}'. Project color must be a hex value in the form of #[0-9a-f]{6}.`);
+  return raw.toLowerCase();
+}
+
+/** The palette color of a new project without one (by its name, so repeatable). */
+export function defaultColor(name: string): string {
+  let h = 0;
+  for (const ch of name) h = (h * 31 + ch.codePointAt(0)!) >>> 0;
+  return PALETTE[h % PALETTE.length];
+}
+
+/** A calendar date YYYY-MM-DD that exists. */
+export function projectDate(raw: string, field: string): string {
+  const text = raw.trim();
+  const d = new Date(`${text}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(d.getTime()) || dayOf(d) !== text) throw badRequest(`${field} must be a date in the form YYYY-MM-DD`);
+  return text;
+}
+
+export function checkTimeframe(start: string, end: string | null): void {
+  if (end !== null && end < start) throw badRequest("end_date must not be earlier than start_date");
+}
+
+export function currencyCode(raw: string): string {
+  const code = raw.trim().toUpperCase();
+  if (!/^[A-Z]{3}$/.test(code)) throw badRequest("currency must be a three-letter code");
+  return code;
+}
+
+export function rateChangeMode(raw: string): string {
+  if (!(RATE_CHANGE_MODES as readonly string[]).includes(raw)) throw badRequest(`rate_change_mode must be one of ${RATE_CHANGE_MODES.join(", ")}`);
+  return raw;
+}
+
+export function recurringParameters(input: { period: string; customPeriod?: bigint; projectStartDate: string }, fallbackStart: string): RecurringParameters {
+  const period = input.period.trim();
+  if (!(RECURRING_PERIODS as readonly string[]).includes(period)) throw badRequest(`recurring_parameters.period must be one of ${RECURRING_PERIODS.join(", ")}`);
+  if (period === "custom" && input.customPeriod === undefined) throw badRequest("recurring_parameters.custom_period is required when period is custom");
+  return {
+    period,
+    custom_period: period === "custom" && input.customPeriod !== undefined ? Number(input.customPeriod) : null,
+    project_start_date: input.projectStartDate ? projectDate(input.projectStartDate, "recurring_parameters.project_start_date") : fallbackStart,
+  };
+}
+
+/** The current period of a recurring project: the one of its recurrence that holds today. */
+export function currentPeriod(params: RecurringParameters, today: string): { start: string; end: string } {
+  const step = (d: Date, n: number) => {
+    const out = new Date(d);
+    switch (params.period) {
+      case "weekly":
+        out.setUTCDate(out.getUTCDate() + 7 * n);
+        break;
+      case "monthly":
+        out.setUTCMonth(out.getUTCMonth() + n);
+        break;
+      case "quarterly":
+        out.setUTCMonth(out.getUTCMonth() + 3 * n);
+        break;
+      case "yearly":
+        out.setUTCFullYear(out.getUTCFullYear() + n);
+        break;
+      default:
+        out.setUTCDate(out.getUTCDate() + (params.custom_period ?? 1) * n);
+    }
+    return out;
+  };
+  const origin = new Date(`${params.project_start_date}T00:00:00Z`);
+  let start = origin;
+  // Whole periods from the start to today (bounded: a start far in the past steps at most 10,000 times).
+  for (let i = 1; i <= 10_000; i++) {
+    const next = step(origin, i);
+    if (dayOf(next) > today) break;
+    start = next;
+  }
+  const end = step(start, 1);
+  end.setUTCDate(end.getUTCDate() - 1);
+  return { start: dayOf(start), end: dayOf(end) };
+}
+
+/** The fields a free workspace keeps at their free value, and that value. */
+const PREMIUM_FREE_VALUES = {
+  auto_estimates: [false, null],
+  billable: [false, null],
+  currency: [null],
+  estimated_hours: [null],
+  fixed_fee: [null],
+  rate: [null],
+  rate_change_mode: [null],
+  recurring: [false, null],
+  recurring_parameters: [null],
+  template: [false, null],
+} as const satisfies Record<string, readonly unknown[]>;
+export type PremiumField = keyof typeof PREMIUM_FREE_VALUES;
+
+/** A premium field set to anything but its free value needs a premium workspace (402). */
+export function checkPremium(scope: WorkspaceScope, field: PremiumField, value: unknown): void {
+  if (scope.premium || (PREMIUM_FREE_VALUES[field] as readonly unknown[]).includes(value ?? null)) return;
+  throw paymentRequired(`premium needed to use ${field}`);
+}
+
+export function checkMayCreate(scope: WorkspaceScope): void {
+  if (scope.rules.onlyAdminsMayCreateProjects && !scope.admin) throw forbidden("Only admins may create projects in this workspace");
+}
+
+/** The list's `active`: true (the default), false or both. */
+export function activeFilter(raw: string): boolean | undefined {
+  const value = raw.trim().toLowerCase() || "true";
+  if (value === "both") return undefined;
+  if (value === "true") return true;
+  if (value === "false") return false;
+  throw badRequest("Invalid value for active: expected true, false or both");
+}
+
+export function statusesOf(raw: readonly string[]): ProjectStatus[] {
+  return raw.map((s) => {
+    const status = s.trim().toLowerCase();
+    if (!(PROJECT_STATUSES as readonly string[]).includes(status)) throw badRequest(`Invalid status '${s}': expected one of ${PROJECT_STATUSES.join(", ")}`);
+    return status as ProjectStatus;
+  });
+}
+
+/** Columns the list sorts on by `sort_field`. */
+export const SORT_COLUMNS: Readonly<Record<string, string>> = {
+  name: "sort_name",
+  created_at: "created_at",
+  at: "at",
+  start_date: "start_date",
+  end_date: "end_date",
+};
+
+export function sortOf(field: string, order: string): { column: string; desc: boolean } {
+  const f = field.trim().toLowerCase() || "name";
+  const column = Object.hasOwn(SORT_COLUMNS, f) ? SORT_COLUMNS[f] : undefined;
+  if (!column) throw badRequest(`Invalid sort_field: expected one of ${Object.keys(SORT_COLUMNS).join(", ")}`);
+  const o = order.trim().toUpperCase() || "ASC";
+  if (o !== "ASC" && o !== "DESC") throw badRequest("Invalid sort_order: expected ASC or DESC");
+  return { column, desc: o === "DESC" };
+}
+
+/** Page (from 1) and page size (default 151, at most 200; 0 means the default). */
+export function pageOf(page: bigint | undefined, perPage: bigint | undefined): { offset: number; limit: number } {
+  const size = perPage === undefined || perPage === 0n ? DEFAULT_PER_PAGE : Math.min(Number(perPage), MAX_PER_PAGE);
+  const p = page === undefined || page === 0n ? 1 : Number(page);
+  return { offset: (p - 1) * size, limit: size };
+}
+
+/** `teDeletionMode`: unassign (the default: entries stay, without project) or delete. */
+export function deletionMode(raw: string): "delete" | "unassign" {
+  const mode = raw.trim().toLowerCase() || "unassign";
+  if (mode !== "delete" && mode !== "unassign") throw badRequest("Invalid teDeletionMode: expected delete or unassign");
+  return mode;
+}
+
+/** `include_archived` / `include_not_active` of the caller's lists: true or false (default). */
+export function flag(raw: string, name: string): boolean {
+  const v = raw.trim().toLowerCase();
+  if (v === "" || v === "false") return false;
+  if (v === "true") return true;
+  throw badRequest(`Invalid ${name}`);
+}

@@ -1,0 +1,86 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { TrackReminderSchema, TrackReminderService, type TrackReminder } from "../../../gen/tracking/v1/reminders_pb.js";
+import { notFound, NO_ACCESS } from "../../../lib/errors.js";
+import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
+import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { reminderChecks, reminders, type ReminderRow } from "./store.js";
+import { checkGroups, checkMembers, reminderSettings, type ReminderInput, type ReminderSettings } from "./rules.js";
+
+function reminderMessage(row: ReminderRow): TrackReminder {
+  return create(TrackReminderSchema, {
+    reminderId: BigInt(row.id),
+    workspaceId: BigInt(row.workspace_id),
+    frequency: row.frequency,
+    threshold: row.threshold,
+    userIds: row.user_ids.map(BigInt),
+    groupIds: row.group_ids.map(BigInt),
+    createdAt: timestampFromDate(row.created_at),
+  });
+}
+
+const noReminder = () => notFound("Track reminder not found");
+
+export function reminderHandlers({ storage, gate, clock, identity }: ResourceKit) {
+  const { db } = storage;
+
+  /** The request's settings, with its users members of the workspace and its groups assigned to it. */
+  async function validSettings(scope: WorkspaceScope, input: ReminderInput): Promise<ReminderSettings> {
+    const settings = reminderSettings(input);
+    const workspaceId = scope.workspaceId;
+    const [members, groups] = await Promise.all([
+      settings.userIds.length ? identity.listWorkspaceMembers({ workspaceId }) : undefined,
+      settings.groupIds.length ? identity.resolveGroups({ workspaceId, groupIds: settings.groupIds.map(BigInt) }) : undefined,
+    ]);
+    if (members) checkMembers(settings.userIds, new Set(members.members.map((m) => Number(m.userId))));
+    if (groups) checkGroups(settings.groupIds, new Set(groups.groups.filter((g) => g.workspaceIds.includes(workspaceId)).map((g) => Number(g.groupId))));
+    return settings;
+  }
+
+  return (router: ConnectRouter) =>
+    router.service(TrackReminderService, {
+      async listTrackReminders(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId, { admin: NO_ACCESS });
+        const rows = await reminders.list(db, scope.workspace);
+        return { trackReminders: rows.map(reminderMessage) };
+      },
+
+      async createTrackReminder(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId, { admin: NO_ACCESS });
+        const settings = await validSettings(scope, req.settings ?? {});
+        const now = clock.now();
+        const row = await storage.change((trx) =>
+          reminders.insert(trx, {
+            workspace_id: scope.workspace,
+            frequency: settings.frequency,
+            threshold: settings.threshold,
+            user_ids: settings.userIds,
+            group_ids: settings.groupIds,
+            creator_id: Number(scope.userId),
+            created_at: now,
+            at: now,
+          }),
+        );
+        return { trackReminder: reminderMessage(row) };
+      },
+
+      async updateTrackReminder(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId, { admin: NO_ACCESS });
+        if (!(await reminders.get(db, scope.workspace, req.reminderId))) throw noReminder();
+        const settings = await validSettings(scope, req.settings ?? {});
+        const changes: Partial<ReminderRow> = { frequency: settings.frequency, threshold: settings.threshold, user_ids: settings.userIds, group_ids: settings.groupIds, at: clock.now() };
+        const row = await changeRow(storage, reminders, { scope: scope.workspace, id: req.reminderId, missing: noReminder }, (existing, trx) => reminders.update(trx, existing, changes));
+        return { trackReminder: reminderMessage(row) };
+      },
+
+      async deleteTrackReminder(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId, { admin: NO_ACCESS });
+        await changeRow(storage, reminders, { scope: scope.workspace, id: req.reminderId, missing: noReminder }, async (existing, trx) => {
+          await reminders.delete(trx, existing);
+          await reminderChecks.query(trx, scope.workspace).where({ reminder_id: existing.id }).delete();
+        });
+        return {};
+      },
+    });
+}

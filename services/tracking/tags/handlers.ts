@@ -1,0 +1,64 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { TagService } from "../../../gen/tracking/v1/tags_pb.js";
+import { notFound } from "../../../lib/errors.js";
+import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
+import { deleteTag, insertTag, renameTag, tagMessage } from "./changes.js";
+import { checkMayManageTags, tagName, tagNameTaken } from "./rules.js";
+import { tags, type TagRow } from "./store.js";
+
+const noTag = () => notFound("Tag was not found");
+
+/** A deleted tag is gone for every endpoint but `GET /me/tags?since=`. */
+const liveOnly = (row: TagRow): TagRow => {
+  if (row.deleted_at) throw noTag();
+  return row;
+};
+
+export function tagHandlers({ storage, gate, clock }: ResourceKit) {
+  const { db } = storage;
+  return (router: ConnectRouter) =>
+    router.service(TagService, {
+      async listTags(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const rows = await tags.list(db, scope.workspace, { where: { deleted_at: null } });
+        return { tags: rows.map(tagMessage) };
+      },
+
+      async createTag(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        checkMayManageTags(scope);
+        const name = tagName(req.name);
+        const row = await storage.change((trx, emit) => insertTag(trx, emit, scope, name, clock.now()), { onDuplicate: tagNameTaken(name) });
+        return { tag: tagMessage(row) };
+      },
+
+      async updateTag(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        checkMayManageTags(scope);
+        const name = tagName(req.name);
+        const where = { scope: scope.workspace, id: req.tagId, missing: noTag };
+        const row = await changeRow(storage, tags, where, (existing, trx, emit) => renameTag(trx, emit, scope, liveOnly(existing), name, clock.now()), {
+          onDuplicate: tagNameTaken(name),
+        });
+        return { tag: tagMessage(row) };
+      },
+
+      async deleteTag(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        checkMayManageTags(scope);
+        const where = { scope: scope.workspace, id: req.tagId, missing: noTag };
+        await changeRow(storage, tags, where, (existing, trx, emit) => deleteTag(trx, emit, scope, liveOnly(existing), clock.now()));
+        return {};
+      },
+
+      async listMyTags(req, ctx) {
+        const workspaces = await gate.memberships(ctx);
+        if (workspaces.length === 0) return { tags: [] };
+        const q = db(tags.table).whereIn("workspace_id", workspaces);
+        if (req.since === undefined) q.whereNull("deleted_at");
+        else q.where("at", ">=", new Date(Number(req.since) * 1000));
+        const rows = (await q.orderByRaw("LOWER(name)").orderBy("id")).map((raw: Record<string, unknown>) => tags.read(raw));
+        return { tags: rows.map(tagMessage) };
+      },
+    });
+}

@@ -1,0 +1,182 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { TaskService, type TaskInput } from "../../../gen/tracking/v1/tasks_pb.js";
+import type { Knex } from "../../../lib/db.js";
+import { badRequest } from "../../../lib/errors.js";
+import type { ResourceKit } from "../../../lib/resource-kit.js";
+import type { Emit } from "../../../lib/storage.js";
+import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { canSee, checkMayManage, viewerOf, visibleTo } from "../projects/access.js";
+import { noProject } from "../projects/rules.js";
+import { projects, type ProjectRow } from "../projects/store.js";
+import { DEFAULT_TASKS_PER_PAGE, MAX_TASKS_PER_PAGE, dayBoundary, taskActiveFilter, taskName, taskSortOf } from "./rules.js";
+import { tasks, type TaskRow } from "./store.js";
+import { taskEvent, taskMessages } from "./view.js";
+
+const noTask = () => badRequest("Invalid task_id");
+const nameTaken = () => badRequest("Name has already been taken");
+
+export function taskHandlers({ storage, gate, clock, identity }: ResourceKit) {
+  const { db } = storage;
+
+  /** The live project of the path that the caller sees (400 "Invalid project_id" otherwise). */
+  async function projectOf(q: Knex, scope: WorkspaceScope, projectId: bigint): Promise<ProjectRow> {
+    const project = await projects.getLive(q, scope.workspace, projectId);
+    if (!project || !(await canSee(q, await viewerOf(q, identity, scope), project))) throw noProject();
+    return project;
+  }
+
+  /** The project of a change of its tasks: active, and the caller an admin or its manager. */
+  async function changeableProject(trx: Knex.Transaction, scope: WorkspaceScope, projectId: bigint): Promise<ProjectRow> {
+    const project = await projectOf(trx, scope, projectId);
+    await checkMayManage(trx, scope, project.id);
+    if (!project.active) throw badRequest("Can not change tasks of archived project");
+    return project;
+  }
+
+  /** A live task of the project, locked when in a change. */
+  async function taskOf(q: Knex, scope: WorkspaceScope, project: ProjectRow, taskId: bigint, lock: boolean): Promise<TaskRow> {
+    const task = lock ? await tasks.getForChange(q as Knex.Transaction, scope.workspace, taskId) : await tasks.get(q, scope.workspace, taskId);
+    if (!task || task.server_deleted_at || task.project_id !== project.id) throw noTask();
+    return task;
+  }
+
+  /** The assignee must be a member of the workspace. */
+  async function checkAssignee(scope: WorkspaceScope, userId: bigint | undefined): Promise<void> {
+    if (userId === undefined || userId === 0n) return;
+    const answer = await identity.listWorkspaceMembers({ workspaceId: scope.workspaceId });
+    if (!answer.members.some((m) => m.userId === userId)) throw badRequest("Invalid user_id");
+  }
+
+  async function checkNameFree(trx: Knex.Transaction, scope: WorkspaceScope, projectId: number, sortName: string, except?: number): Promise<void> {
+    const q = tasks.query(trx, scope.workspace).where({ project_id: projectId, sort_name: sortName }).whereNull("server_deleted_at");
+    if (except !== undefined) q.andWhereNot("id", except);
+    if (await q.first("id")) throw nameTaken();
+  }
+
+  function changesOf(input: Partial<TaskInput>): Partial<TaskRow> {
+    const out: Partial<TaskRow> = {};
+    if (input.name !== undefined) {
+      out.name = taskName(input.name);
+      out.sort_name = out.name.toLowerCase();
+    }
+    if (input.active !== undefined) out.active = input.active;
+    if (input.estimatedSeconds !== undefined) out.estimated_seconds = input.estimatedSeconds === 0n ? null : Number(input.estimatedSeconds);
+    if (input.userId !== undefined) out.user_id = input.userId === 0n ? null : Number(input.userId);
+    return out;
+  }
+
+  async function answer(row: TaskRow) {
+    return { task: (await taskMessages(db, [row]))[0] };
+  }
+
+  async function change(scope: WorkspaceScope, work: (trx: Knex.Transaction, emit: Emit) => Promise<TaskRow>) {
+    return answer(await storage.change(work));
+  }
+
+  return (router: ConnectRouter) =>
+    router.service(TaskService, {
+      async listProjectTasks(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const project = await projectOf(db, scope, req.projectId);
+        const rows = await tasks.list(db, scope.workspace, { where: { project_id: project.id, server_deleted_at: null } });
+        return { tasks: await taskMessages(db, rows) };
+      },
+
+      async createTask(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const input: Partial<TaskInput> = req.task ?? {};
+        if (input.name === undefined) throw badRequest("Task name must not be empty");
+        const changes = changesOf(input);
+        await checkAssignee(scope, input.userId);
+        return change(scope, async (trx, emit) => {
+          const project = await changeableProject(trx, scope, req.projectId);
+          await checkNameFree(trx, scope, project.id, changes.sort_name!);
+          const now = clock.now();
+          const created = await tasks.insert(trx, {
+            workspace_id: scope.workspace,
+            project_id: project.id,
+            name: changes.name!,
+            sort_name: changes.sort_name!,
+            active: changes.active ?? true,
+            // The reference: "if omitted, will use requester user ID".
+            user_id: input.userId === undefined ? Number(scope.userId) : (changes.user_id ?? null),
+            estimated_seconds: changes.estimated_seconds ?? null,
+            rate: null,
+            rate_last_updated: null,
+            creator_id: Number(scope.userId),
+            created_at: now,
+            at: now,
+            server_deleted_at: null,
+          });
+          await emit(await taskEvent(trx, "created", created, scope));
+          return created;
+        });
+      },
+
+      async getTask(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const project = await projectOf(db, scope, req.projectId);
+        return answer(await taskOf(db, scope, project, req.taskId, false));
+      },
+
+      async updateTask(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const input: Partial<TaskInput> = req.task ?? {};
+        const changes = changesOf(input);
+        await checkAssignee(scope, input.userId);
+        return change(scope, async (trx, emit) => {
+          const project = await changeableProject(trx, scope, req.projectId);
+          const existing = await taskOf(trx, scope, project, req.taskId, true);
+          if (changes.sort_name !== undefined) await checkNameFree(trx, scope, project.id, changes.sort_name, existing.id);
+          const updated = await tasks.update(trx, existing, { ...changes, at: clock.now() });
+          await emit(await taskEvent(trx, "updated", updated, scope));
+          return updated;
+        });
+      },
+
+      async deleteTask(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        await storage.change(async (trx, emit) => {
+          const project = await changeableProject(trx, scope, req.projectId);
+          const existing = await taskOf(trx, scope, project, req.taskId, true);
+          const now = clock.now();
+          const deleted = await tasks.update(trx, existing, { server_deleted_at: now, at: now });
+          await emit(await taskEvent(trx, "deleted", deleted, scope));
+        });
+        return {};
+      },
+
+      async listWorkspaceTasks(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const viewer = await viewerOf(db, identity, scope);
+        const sort = taskSortOf(req.sortField, req.sortOrder);
+        const active = taskActiveFilter(req.active);
+        const page = req.page === undefined || req.page === 0n ? 1 : Number(req.page);
+        const perPage = req.perPage === undefined || req.perPage === 0n ? DEFAULT_TASKS_PER_PAGE : Math.min(Number(req.perPage), MAX_TASKS_PER_PAGE);
+        const from = dayBoundary(req.startDate, "start_date", false);
+        const to = dayBoundary(req.endDate, "end_date", true);
+        const visible = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at"), viewer).select("id");
+        const q = tasks.query(db, scope.workspace).whereIn("project_id", visible);
+        if (req.since !== undefined) q.where("at", ">=", new Date(Number(req.since) * 1000));
+        else q.whereNull("server_deleted_at");
+        if (active !== undefined) q.where("active", active);
+        if (req.pid !== undefined) q.where("project_id", Number(req.pid));
+        if (from) q.where("at", ">=", from);
+        if (to) q.where("at", "<", to);
+        const [{ n }] = await q.clone().count({ n: "*" });
+        const raws = await q
+          .orderBy(sort.column, sort.order.toLowerCase() as "asc" | "desc")
+          .orderBy("id", sort.order.toLowerCase() as "asc" | "desc")
+          .offset((page - 1) * perPage)
+          .limit(perPage);
+        return {
+          data: await taskMessages(db, raws.map((raw: Record<string, unknown>) => tasks.read(raw))),
+          page: BigInt(page),
+          perPage: BigInt(perPage),
+          sortField: sort.field,
+          sortOrder: sort.order,
+          totalCount: BigInt(Number(n)),
+        };
+      },
+    });
+}

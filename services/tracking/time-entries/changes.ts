@@ -1,0 +1,185 @@
+import type { Knex } from "../../../lib/db.js";
+import { badRequest, forbidden } from "../../../lib/errors.js";
+import type { Emit } from "../../../lib/storage.js";
+import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { projects } from "../projects/store.js";
+import { tasks } from "../tasks/store.js";
+import { insertTag } from "../tags/changes.js";
+import { checkMayManageTags, tagName } from "../tags/rules.js";
+import { liveTags, liveTagsByName } from "../tags/store.js";
+import { applyTagAction, checkConstraints, stoppedAt, timing, updatedTiming, type TagAction, type Timing } from "./rules.js";
+import { runningEntryForChange, timeEntries, type TimeEntryRow } from "./store.js";
+import { entryEvent } from "./view.js";
+
+/** One change of an entry's tags: ids and names (a missing name is created unless the action deletes). */
+export interface TagStep {
+  action: TagAction;
+  ids?: number[];
+  names?: string[];
+}
+
+/** What a create, update or bulk patch asks of an entry; an absent field stays as it is. */
+export interface EntryChange {
+  start?: Date;
+  stop?: Date;
+  duration?: number;
+  description?: string | null;
+  billable?: boolean;
+  /** null: no project (and so no task). */
+  projectId?: number | null;
+  /** null: no task. */
+  taskId?: number | null;
+  tags?: TagStep[];
+  sharedWith?: number[];
+  userId?: number;
+  createdWith?: string;
+}
+
+/** Where a change happens: its transaction, events, the caller's scope, the time, the workspace's members. */
+export interface ChangeContext {
+  trx: Knex.Transaction;
+  emit: Emit;
+  scope: WorkspaceScope;
+  now: Date;
+  /** The workspace's member ids (asked of the accounts service only when a change names users). */
+  members: () => Promise<Set<number>>;
+}
+
+export const invalidUser = () => badRequest("Invalid user_id");
+
+/** The entry's owner after the change: the caller, or (admins only) another member of the workspace. */
+async function owner(cx: ChangeContext, existing: TimeEntryRow | undefined, change: EntryChange): Promise<number> {
+  const caller = Number(cx.scope.userId);
+  const current = existing?.user_id ?? caller;
+  if (change.userId === undefined || change.userId === current) return current;
+  if (!cx.scope.admin) throw forbidden("Only workspace admins may track time for other users");
+  if (!(await cx.members()).has(change.userId)) throw invalidUser();
+  return change.userId;
+}
+
+/** Project and task after the change: both live in the workspace, the task in the project (a task alone brings its project). */
+async function projectAndTask(cx: ChangeContext, existing: TimeEntryRow | undefined, change: EntryChange) {
+  const ws = cx.scope.workspace;
+  let projectId = change.projectId !== undefined ? change.projectId : (existing?.project_id ?? null);
+  if (change.projectId !== undefined && change.projectId !== null && !(await projects.getLive(cx.trx, ws, BigInt(change.projectId)))) throw badRequest("Invalid project_id");
+  let taskId: number | null;
+  if (change.taskId !== undefined && change.taskId !== null) {
+    const task = await tasks.getLive(cx.trx, ws, BigInt(change.taskId));
+    if (!task) throw badRequest("Invalid task_id");
+    if (projectId === null && change.projectId === undefined) projectId = task.project_id;
+    if (task.project_id !== projectId) throw badRequest("Task does not belong to the project");
+    taskId = task.id;
+  } else if (change.taskId === null || projectId === null) {
+    taskId = null;
+  } else {
+    // A task of the project it had stays only while the project stays.
+    taskId = existing && existing.project_id === projectId ? existing.task_id : null;
+  }
+  return { projectId, taskId };
+}
+
+/** The tags after the change: given ids must be live tags of the workspace; names are found or created. */
+async function tagIds(cx: ChangeContext, existing: TimeEntryRow | undefined, steps: TagStep[]): Promise<number[]> {
+  const ws = cx.scope.workspace;
+  const kept = new Set(existing ? (await liveTags(cx.trx, ws, existing.tag_ids)).map((t) => t.id) : []);
+  let ids = (existing?.tag_ids ?? []).filter((id) => kept.has(id));
+  for (const step of steps) {
+    const given = [...new Set(step.ids ?? [])];
+    if (step.action !== "delete" && given.length) {
+      const live = new Set((await liveTags(cx.trx, ws, given)).map((t) => t.id));
+      if (given.some((id) => !live.has(id))) throw badRequest("Invalid tag_ids");
+    }
+    const names = [...new Set((step.names ?? []).map(tagName))];
+    if (names.length) {
+      const found = await liveTagsByName(cx.trx, ws, names);
+      const byName = new Map(found.map((t) => [t.name.toLowerCase(), t.id]));
+      for (const name of names) {
+        let id = byName.get(name.toLowerCase());
+        if (id === undefined && step.action !== "delete") {
+          checkMayManageTags(cx.scope);
+          id = (await insertTag(cx.trx, cx.emit, cx.scope, name, cx.now)).id;
+          byName.set(name.toLowerCase(), id);
+        }
+        if (id !== undefined) given.push(id);
+      }
+    }
+    ids = applyTagAction(ids, step.action, given);
+  }
+  return ids;
+}
+
+async function sharedWith(cx: ChangeContext, existing: TimeEntryRow | undefined, given: number[] | undefined, ownerId: number): Promise<number[]> {
+  if (given === undefined) return existing?.shared_with_user_ids ?? [];
+  const ids = [...new Set(given)].filter((id) => id !== ownerId);
+  if (ids.length === 0) return [];
+  const members = await cx.members();
+  if (ids.some((id) => !members.has(id))) throw badRequest("Invalid shared_with_user_ids: each must be a member of the workspace");
+  return ids;
+}
+
+/** Stops the user's running entry (another than `keep`), at `at` or its own start if that is later. */
+async function stopRunning(cx: ChangeContext, userId: number, keep: number | undefined, at: Date): Promise<void> {
+  const running = await runningEntryForChange(cx.trx, userId);
+  if (!running || running.id === keep) return;
+  const times = stoppedAt(running, at);
+  const row = await timeEntries.update(cx.trx, running, { ...times, running_user_id: null, at: cx.now });
+  await cx.emit(await entryEvent(cx.trx, "updated", row, cx.scope.userId));
+}
+
+/**
+ * Creates (no `existing`) or updates an entry with every body rule: owner, project and task,
+ * tags (missing names created), sharing, times, the workspace's constraints; an entry that runs
+ * after the change stops the owner's other running entry. Emits the entry's event.
+ */
+export async function saveEntry(cx: ChangeContext, existing: TimeEntryRow | undefined, change: EntryChange): Promise<TimeEntryRow> {
+  const userId = await owner(cx, existing, change);
+  const { projectId, taskId } = await projectAndTask(cx, existing, change);
+  const tags = change.tags?.length ? await tagIds(cx, existing, change.tags) : (existing?.tag_ids ?? []);
+  const description = change.description !== undefined ? change.description : (existing?.description ?? null);
+  let times: Timing;
+  if (existing) times = updatedTiming(existing, change);
+  else if (change.start) times = timing(change.start, change.stop, change.duration);
+  else throw badRequest("start must be given");
+  const fields = {
+    user_id: userId,
+    project_id: projectId,
+    task_id: taskId,
+    description,
+    billable: change.billable ?? existing?.billable ?? false,
+    ...times,
+    tag_ids: tags,
+    shared_with_user_ids: await sharedWith(cx, existing, change.sharedWith, userId),
+    running_user_id: times.stop === null ? userId : null,
+    at: cx.now,
+  };
+  checkConstraints(cx.scope.rules, fields);
+  if (times.stop === null) await stopRunning(cx, userId, existing?.id, times.start);
+  if (!existing) {
+    const row = await timeEntries.insert(cx.trx, {
+      ...fields,
+      workspace_id: cx.scope.workspace,
+      created_with: change.createdWith ?? "",
+      created_at: cx.now,
+      server_deleted_at: null,
+    });
+    await cx.emit(await entryEvent(cx.trx, "created", row, cx.scope.userId));
+    return row;
+  }
+  const row = await timeEntries.update(cx.trx, existing, fields);
+  await cx.emit(await entryEvent(cx.trx, "updated", row, cx.scope.userId));
+  return row;
+}
+
+/** Stops a running entry now (409 when it is stopped already). */
+export async function stopEntry(cx: ChangeContext, existing: TimeEntryRow, alreadyStopped: () => Error): Promise<TimeEntryRow> {
+  if (existing.stop !== null || existing.running_user_id === null) throw alreadyStopped();
+  const row = await timeEntries.update(cx.trx, existing, { ...stoppedAt(existing, cx.now), running_user_id: null, at: cx.now });
+  await cx.emit(await entryEvent(cx.trx, "updated", row, cx.scope.userId));
+  return row;
+}
+
+/** Marks an entry deleted (a running one stops running; `since` lists still show it). */
+export async function deleteEntry(cx: ChangeContext, existing: TimeEntryRow): Promise<void> {
+  const row = await timeEntries.update(cx.trx, existing, { server_deleted_at: cx.now, at: cx.now, running_user_id: null });
+  await cx.emit(await entryEvent(cx.trx, "deleted", row, cx.scope.userId));
+}

@@ -1,0 +1,171 @@
+import { toJson } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import { TimeEntryService, type TimeEntryBody } from "../../../gen/tracking/v1/time_entries_pb.js";
+import { applyEach, parseIdList, parsePatchOperations } from "../../../lib/bulk-patch.js";
+import { isUniqueViolation } from "../../../lib/db.js";
+import { badRequest, conflict, notFound, noAccess } from "../../../lib/errors.js";
+import { requireUser } from "../../../lib/identity.js";
+import { storageId } from "../../../lib/ids.js";
+import type { ResourceKit } from "../../../lib/resource-kit.js";
+import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { deleteEntry, saveEntry, stopEntry, type ChangeContext, type EntryChange } from "./changes.js";
+import { ENTRY_PATCH_PATHS, patchChange } from "./patch.js";
+import { entryInstant, knownZone, listBound, newestFirst, parseDay, RECENT_DAYS, tagAction, withStartDate } from "./rules.js";
+import { runningEntry, timeEntries, userEntries, type TimeEntryRow } from "./store.js";
+import { entryMessages, type EntryView } from "./view.js";
+
+const noEntry = () => notFound("Time entry not found");
+
+/** Concurrent starts of one user collide on the running-entry key (or two on a new tag name): the loser runs again. */
+const MAX_ATTEMPTS = 3;
+
+/** The body's values as a change; ids 0 clear the project or task (JSON null cannot be told from absent). */
+function bodyChange(body: TimeEntryBody | undefined, workspaceId: bigint, creating: boolean): EntryChange {
+  const b = body ?? ({} as Partial<TimeEntryBody>);
+  for (const wid of [b.workspaceId, b.wid]) {
+    if (wid !== undefined && wid !== 0n && wid !== workspaceId) throw badRequest("workspace_id does not match the workspace of the path");
+  }
+  if (creating && !b.createdWith?.trim()) throw badRequest("created_with needs to be provided a valid string");
+  if (creating && !b.start) throw badRequest("start needs to be provided");
+  let start = b.start ? entryInstant(b.start, "start") : undefined;
+  if (creating && start && b.startDate) start = withStartDate(start, b.startDate);
+  const id = (v: bigint | undefined) => (v === undefined ? undefined : v === 0n ? null : Number(v));
+  const action = tagAction(b.tagAction);
+  const userId = b.userId ?? b.uid;
+  return {
+    start,
+    stop: b.stop ? entryInstant(b.stop, "stop") : undefined,
+    duration: b.duration === undefined ? undefined : Number(b.duration),
+    description: b.description,
+    billable: b.billable,
+    projectId: id(b.projectId ?? b.pid),
+    taskId: id(b.taskId ?? b.tid),
+    tags: b.tagIds?.length || b.tags?.length ? [{ action, ids: (b.tagIds ?? []).map(Number), names: b.tags ?? [] }] : undefined,
+    sharedWith: b.sharedWithUserIds?.length ? b.sharedWithUserIds.map(Number) : undefined,
+    userId: userId === undefined ? undefined : Number(userId),
+    createdWith: b.createdWith?.trim(),
+  };
+}
+
+export function timeEntryHandlers({ storage, gate, clock, identity }: ResourceKit) {
+  const { db } = storage;
+
+  const memberNames = async (workspace: number | bigint) => {
+    const answer = await identity.listWorkspaceMembers({ workspaceId: BigInt(workspace) });
+    return new Map(answer.members.map((m) => [Number(m.userId), m.fullname]));
+  };
+
+  const view = (meta: boolean, sharing: boolean): EntryView => ({ meta, sharing: sharing ? memberNames : undefined });
+
+  /** The workspace's member ids, asked of accounts at most once per request (a bulk patch shares them). */
+  function membersOnce(scope: WorkspaceScope): () => Promise<Set<number>> {
+    let members: Promise<Set<number>> | undefined;
+    return () => (members ??= memberNames(scope.workspaceId).then((m) => new Set(m.keys())));
+  }
+
+  /** One change with its context; the loser of a collision on a unique key runs again. */
+  async function change<T>(scope: WorkspaceScope, work: (cx: ChangeContext) => Promise<T>, memberIds = membersOnce(scope)): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await storage.change((trx, emit) => work({ trx, emit, scope, now: clock.now(), members: memberIds }));
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        if (attempt >= MAX_ATTEMPTS) throw conflict("The time entry changed at the same time; try again");
+      }
+    }
+  }
+
+  /** The workspace's entry, live, locked, that the caller may change (their own, or any as an admin). */
+  async function entryForChange(cx: ChangeContext, id: bigint): Promise<TimeEntryRow> {
+    const existing = await timeEntries.getForChange(cx.trx, cx.scope.workspace, id);
+    if (!existing || existing.server_deleted_at) throw noEntry();
+    if (existing.user_id !== Number(cx.scope.userId) && !cx.scope.admin) throw noAccess();
+    return existing;
+  }
+
+  const one = async (row: TimeEntryRow, v: EntryView) => (await entryMessages(db, [row], v))[0];
+
+  /** A date alone is read in the user's own time zone (their profile's). */
+  async function userZone(userId: bigint, raws: (string | undefined)[]): Promise<string> {
+    if (!raws.some((r) => r !== undefined && parseDay(r))) return "UTC";
+    const profile = await identity.getUserProfile({ userId });
+    return knownZone(profile.timezone);
+  }
+
+  return (router: ConnectRouter) =>
+    router.service(TimeEntryService, {
+      async listMyTimeEntries(req, ctx: HandlerContext) {
+        const userId = requireUser(ctx);
+        const q = userEntries(db, Number(userId));
+        if (req.since !== undefined) q.where("at", ">=", new Date(Number(req.since) * 1000));
+        else q.whereNull("server_deleted_at");
+        const zone = await userZone(userId, [req.before, req.startDate, req.endDate]);
+        if (req.before !== undefined) q.where("start", "<", listBound(req.before, "before", zone));
+        if ((req.startDate === undefined) !== (req.endDate === undefined)) throw badRequest("start_date and end_date must be given together");
+        if (req.startDate !== undefined && req.endDate !== undefined) {
+          const from = listBound(req.startDate, "start_date", zone);
+          const to = listBound(req.endDate, "end_date", zone);
+          if (to <= from) throw badRequest("end_date must be after start_date");
+          q.where("start", ">=", from).where("start", "<", to);
+        }
+        if (req.since === undefined && req.before === undefined && req.startDate === undefined) {
+          q.where("start", ">=", new Date(clock.now().getTime() - RECENT_DAYS * 86_400_000));
+        }
+        // Sorted here, not in SQL: an ORDER BY start would lead SQLite's planner to walk the
+        // (user_id, start) index for a `since` filter instead of using (user_id, at).
+        const rows = (await q).map((raw: Record<string, unknown>) => timeEntries.read(raw)).sort(newestFirst);
+        return { timeEntries: await entryMessages(db, rows, view(req.meta, req.includeSharing)) };
+      },
+
+      async getCurrentTimeEntry(_req, ctx) {
+        const userId = requireUser(ctx);
+        const row = await runningEntry(db, Number(userId));
+        return { timeEntry: row ? await one(row, {}) : undefined };
+      },
+
+      async getMyTimeEntry(req, ctx) {
+        const userId = requireUser(ctx);
+        const id = storageId(req.timeEntryId);
+        const raw = id === undefined ? undefined : await userEntries(db, Number(userId)).where("id", id).whereNull("server_deleted_at").first();
+        if (!raw) throw notFound("Resource can not be found");
+        return { timeEntry: await one(timeEntries.read(raw), view(req.meta, req.includeSharing)) };
+      },
+
+      async createTimeEntry(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const input = bodyChange(req.entry, req.workspaceId, true);
+        const row = await change(scope, (cx) => saveEntry(cx, undefined, input));
+        return { timeEntry: await one(row, view(req.meta, false)) };
+      },
+
+      async updateTimeEntry(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const input = bodyChange(req.entry, req.workspaceId, false);
+        const row = await change(scope, async (cx) => saveEntry(cx, await entryForChange(cx, req.timeEntryId), input));
+        return { timeEntry: await one(row, view(req.meta, req.includeSharing)) };
+      },
+
+      async patchTimeEntries(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        const ids = parseIdList(req.timeEntryIds, { max: 100, invalid: "Invalid time entry IDs" });
+        const input = patchChange(parsePatchOperations(req.operations ? toJson(ValueSchema, req.operations) : undefined, ENTRY_PATCH_PATHS));
+        const memberIds = membersOnce(scope);
+        const result = await applyEach(ids, (id) => change(scope, async (cx) => void (await saveEntry(cx, await entryForChange(cx, BigInt(id)), input)), memberIds));
+        return { success: result.success.map(BigInt), failure: result.failure.map((f) => ({ id: BigInt(f.id), message: f.message })) };
+      },
+
+      async deleteTimeEntry(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        await change(scope, async (cx) => deleteEntry(cx, await entryForChange(cx, req.timeEntryId)));
+        return {};
+      },
+
+      async stopTimeEntry(req, ctx) {
+        const scope = await gate.scope(ctx, req.workspaceId);
+        if (storageId(req.timeEntryId) === undefined) throw badRequest("Invalid time_entry_id");
+        const row = await change(scope, async (cx) => stopEntry(cx, await entryForChange(cx, req.timeEntryId), () => conflict("Time entry already stopped")));
+        return { timeEntry: await one(row, {}) };
+      },
+    });
+}

@@ -1,0 +1,197 @@
+import type { WorkspaceRules } from "../../../gen/accounts/v1/accounts_pb.js";
+import { badRequest } from "../../../lib/errors.js";
+
+/** What an entry's times are: running (stop null, duration the negative UNIX time of its start) or stopped. */
+export interface Timing {
+  start: Date;
+  stop: Date | null;
+  duration: number;
+}
+
+/** The latest instant the service stores (durations and running markers stay within safe integers). */
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59);
+
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+const DAY = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** A calendar day, checked (2024-02-30 is no day). */
+export interface Day {
+  year: number;
+  month: number;
+  day: number;
+}
+
+function checkedDay(year: number, month: number, day: number): Day | undefined {
+  const d = new Date(Date.UTC(year, month - 1, day));
+  return d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day ? { year, month, day } : undefined;
+}
+
+/** A YYYY-MM-DD day, or undefined. */
+export function parseDay(raw: string): Day | undefined {
+  const m = DAY.exec(raw.trim());
+  return m ? checkedDay(Number(m[1]), Number(m[2]), Number(m[3])) : undefined;
+}
+
+/** An RFC 3339 instant (`2024-12-13T00:18:26Z`, an offset, fractions), or undefined. */
+export function parseInstant(raw: string): Date | undefined {
+  const m = INSTANT.exec(raw.trim());
+  if (!m) return undefined;
+  const day = checkedDay(Number(m[1]), Number(m[2]), Number(m[3]));
+  const [h, min, s] = [Number(m[4]), Number(m[5]), Number(m[6])];
+  if (!day || h > 23 || min > 59 || s > 59) return undefined;
+  let offsetMinutes = 0;
+  if (m[8].length > 1) {
+    const [oh, om] = m[8].slice(1).split(":").map(Number);
+    if (oh > 23 || om > 59) return undefined;
+    offsetMinutes = (m[8][0] === "-" ? -1 : 1) * (oh * 60 + om);
+  }
+  const ms = Date.UTC(day.year, day.month - 1, day.day, h, min, s) + Math.floor(Number(`0${m[7] ?? ""}`) * 1000) - offsetMinutes * 60_000;
+  return ms < 0 || ms > LATEST ? undefined : new Date(ms);
+}
+
+/** An entry time from the body: RFC 3339, to the nearest whole second (entries keep seconds). */
+export function entryInstant(raw: string, field: string): Date {
+  const at = parseInstant(raw);
+  if (!at) throw badRequest(`Invalid ${field}: expected an RFC 3339 time like 2024-12-13T00:18:26Z`);
+  return new Date(Math.round(at.getTime() / 1000) * 1000);
+}
+
+/** On creation the date of `start_date` replaces the date of `start`, keeping its UTC time of day. */
+export function withStartDate(start: Date, raw: string): Date {
+  const day = parseDay(raw);
+  if (!day) throw badRequest("Invalid start_date: expected YYYY-MM-DD");
+  const out = new Date(start);
+  out.setUTCFullYear(day.year, day.month - 1, day.day);
+  return out;
+}
+
+const unix = (d: Date) => Math.round(d.getTime() / 1000);
+
+/** A running entry's duration: the negative UNIX time of its start, in whole seconds. */
+export const runningDuration = (start: Date) => -unix(start);
+
+/**
+ * An entry's times from a start and what the body gives: a negative duration (e.g. -1) or
+ * neither stop nor duration make it running; a stop makes it stopped (a duration given too must
+ * agree: start + duration = stop); a duration alone puts the stop at start + duration.
+ */
+export function timing(start: Date, stop: Date | undefined, duration: number | undefined): Timing {
+  if (duration !== undefined && duration < 0) {
+    if (stop) throw badRequest("A running time entry (negative duration) cannot have a stop time");
+    return { start, stop: null, duration: runningDuration(start) };
+  }
+  if (stop) {
+    if (stop < start) throw badRequest("Stop time must be after start time");
+    const seconds = unix(stop) - unix(start);
+    if (duration !== undefined && duration !== seconds) throw badRequest("start + duration must equal stop");
+    return { start, stop, duration: seconds };
+  }
+  if (duration !== undefined) {
+    const end = start.getTime() + duration * 1000;
+    if (end > LATEST) throw badRequest("Invalid duration: the entry would end after 9999");
+    return { start, stop: new Date(end), duration };
+  }
+  return { start, stop: null, duration: runningDuration(start) };
+}
+
+/**
+ * The times after an update: a stop or duration given decide as on creation; a new start alone
+ * keeps a running entry running and a stopped entry's stop (its duration follows).
+ */
+export function updatedTiming(existing: Timing, change: { start?: Date; stop?: Date; duration?: number }): Timing {
+  const start = change.start ?? existing.start;
+  if (change.stop !== undefined || change.duration !== undefined) return timing(start, change.stop, change.duration);
+  if (existing.stop === null) return timing(start, undefined, undefined);
+  return timing(start, existing.stop, undefined);
+}
+
+/** Stopping at `now`: never before the start (an entry started in the future stops with duration 0). */
+export function stoppedAt(existing: Timing, now: Date): Timing {
+  const stop = new Date(Math.max(existing.start.getTime(), Math.floor(now.getTime() / 1000) * 1000));
+  return timing(existing.start, stop, undefined);
+}
+
+/** What the workspace's time entry constraints look at. */
+export interface ConstrainedEntry {
+  description: string | null;
+  project_id: number | null;
+  task_id: number | null;
+  tag_ids: number[];
+}
+
+/** The workspace's time entry constraints (when enabled): each required part, with its 400. */
+export function checkConstraints(rules: WorkspaceRules, entry: ConstrainedEntry): void {
+  if (!rules.constraintsEnabled) return;
+  if (rules.descriptionPresent && !entry.description?.trim()) throw badRequest("The workspace requires a description for time entries");
+  if (rules.projectPresent && entry.project_id === null) throw badRequest("The workspace requires a project for time entries");
+  if (rules.taskPresent && entry.task_id === null) throw badRequest("The workspace requires a task for time entries");
+  if (rules.tagPresent && entry.tag_ids.length === 0) throw badRequest("The workspace requires a tag for time entries");
+}
+
+/** How given tags change an entry's: replace them (no tag_action), add to them or delete from them. */
+export type TagAction = "set" | "add" | "delete";
+
+export function tagAction(raw: string | undefined): TagAction {
+  if (raw === undefined || raw === "") return "set";
+  const action = raw.trim().toLowerCase();
+  if (action !== "add" && action !== "delete") throw badRequest("tag_action must be add or delete");
+  return action;
+}
+
+/** An entry's tag ids after an action (order kept, no repeats). */
+export function applyTagAction(current: number[], action: TagAction, given: number[]): number[] {
+  if (action === "set") return [...new Set(given)];
+  if (action === "add") return [...new Set([...current, ...given])];
+  const gone = new Set(given);
+  return current.filter((id) => !gone.has(id));
+}
+
+/** The lists' order: by start, newest first, then by id. */
+export const newestFirst = (a: { start: Date; id: number }, b: { start: Date; id: number }) => b.start.getTime() - a.start.getTime() || b.id - a.id;
+
+/** How long the list without parameters looks back (the real API's recent entries). */
+export const RECENT_DAYS = 9;
+
+const zoneFormats = new Map<string, Intl.DateTimeFormat | null>();
+
+/** The zone's wall-clock formatter (made once per zone: building one costs more than a query), or null for an unknown zone. */
+function zoneFormat(timeZone: string): Intl.DateTimeFormat | null {
+  let format = zoneFormats.get(timeZone);
+  if (format === undefined) {
+    try {
+      format = new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    } catch {
+      format = null;
+    }
+    if (zoneFormats.size > 1000) zoneFormats.clear();
+    zoneFormats.set(timeZone, format);
+  }
+  return format;
+}
+
+/** A valid IANA zone name, else UTC (a profile without a zone, or one the runtime does not know). */
+export function knownZone(timeZone: string): string {
+  return timeZone && zoneFormat(timeZone) ? timeZone : "UTC";
+}
+
+/** The UTC instant a local wall-clock time of `timeZone` (a known zone) stands for (the zone's offset at that moment). */
+export function zonedTime(day: Day, timeZone: string): Date {
+  const format = zoneFormat(timeZone)!;
+  const wall = Date.UTC(day.year, day.month - 1, day.day);
+  const offsetAt = (ms: number) => {
+    const parts = Object.fromEntries(format.formatToParts(new Date(ms)).map((p) => [p.type, Number(p.value)]));
+    return Date.UTC(parts.year, parts.month - 1, parts.day, parts.hour, parts.minute, parts.second) - ms;
+  };
+  // Twice: the offset at the first guess may differ from the one at the answer (a DST change that day).
+  const guess = wall - offsetAt(wall);
+  return new Date(wall - offsetAt(guess));
+}
+
+/** A list bound: RFC 3339 as given, a date alone at the start of that day in the user's zone. */
+export function listBound(raw: string, field: string, timeZone: string): Date {
+  const at = parseInstant(raw);
+  if (at) return at;
+  const day = parseDay(raw);
+  if (!day) throw badRequest(`Invalid ${field}: expected YYYY-MM-DD or an RFC 3339 time`);
+  return zonedTime(day, timeZone);
+}

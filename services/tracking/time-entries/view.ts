@@ -1,0 +1,126 @@
+import { fromJson } from "@bufbuild/protobuf";
+import { ListValueSchema } from "@bufbuild/protobuf/wkt";
+import { TimeEntrySchema, type TimeEntry } from "../../../gen/tracking/v1/time_entries_pb.js";
+import type { Knex } from "../../../lib/db.js";
+import { timestampOf } from "../../../lib/timestamps.js";
+import { entityEvent } from "../../../lib/events.js";
+import type { EntityAction } from "../../../lib/event-catalog.js";
+import type { ScopedTable } from "../../../lib/scoped-table.js";
+import { clients } from "../clients/store.js";
+import { projects, type ProjectRow } from "../projects/store.js";
+import { tasks } from "../tasks/store.js";
+import { liveTags, type TagRow } from "../tags/store.js";
+import type { TimeEntryRow } from "./store.js";
+
+/** What an answer shows beyond the entry itself. */
+export interface EntryView {
+  /** The meta fields: client_name, project_name/color/active/billable, task_name. */
+  meta?: boolean;
+  /** `shared_with`, naming users through this lookup (a workspace's members: id to name). */
+  sharing?: (workspace: number) => Promise<Map<number, string>>;
+}
+
+interface Related {
+  tags: Map<number, TagRow>;
+  projects: Map<number, ProjectRow>;
+  clients: Map<number, string>;
+  tasks: Map<number, string>;
+  names?: Map<number, string>;
+}
+
+const byId = <T extends { id: number }>(rows: T[]) => new Map(rows.map((r) => [r.id, r]));
+
+/** A workspace's rows of `table` among `ids`. */
+async function rowsOf<Row extends { id: number }>(table: ScopedTable<Row>, db: Knex, workspace: number, wanted: number[]): Promise<Row[]> {
+  if (wanted.length === 0) return [];
+  return (await table.query(db, workspace).whereIn("id", wanted)).map((raw: Record<string, unknown>) => table.read(raw));
+}
+const ids = (values: (number | null)[]) => [...new Set(values.filter((v): v is number => v !== null))];
+
+/** What one workspace's entries refer to: live tags always, the meta entities when asked. */
+async function related(db: Knex, workspace: number, rows: TimeEntryRow[], view: EntryView): Promise<Related> {
+  const out: Related = { tags: byId(await liveTags(db, workspace, ids(rows.flatMap((r) => r.tag_ids)))), projects: new Map(), clients: new Map(), tasks: new Map() };
+  if (view.meta) {
+    const found = await rowsOf(projects, db, workspace, ids(rows.map((r) => r.project_id)));
+    out.projects = byId(found);
+    out.clients = new Map((await rowsOf(clients, db, workspace, ids(found.map((p) => p.client_id)))).map((c) => [c.id, c.name]));
+    out.tasks = new Map((await rowsOf(tasks, db, workspace, ids(rows.map((r) => r.task_id)))).map((t) => [t.id, t.name]));
+  }
+  if (view.sharing && rows.some((r) => r.shared_with_user_ids.length > 0)) out.names = await view.sharing(workspace);
+  return out;
+}
+
+const NONE = { case: undefined } as const;
+
+function entryMessage(row: TimeEntryRow, rel: Related, view: EntryView): TimeEntry {
+  const live = row.tag_ids.filter((id) => rel.tags.has(id));
+  // A literal of every field (lists of thousands of entries are answered): what create() would make.
+  const entry: TimeEntry = {
+    $typeName: "tracking.v1.TimeEntry",
+    id: BigInt(row.id),
+    workspaceId: BigInt(row.workspace_id),
+    userId: BigInt(row.user_id),
+    projectId: row.project_id === null ? undefined : BigInt(row.project_id),
+    taskId: row.task_id === null ? undefined : BigInt(row.task_id),
+    billable: row.billable,
+    start: timestampOf(row.start, true),
+    stop: row.stop ? timestampOf(row.stop, true) : undefined,
+    duration: BigInt(row.duration),
+    description: row.description ?? undefined,
+    tags: live.map((id) => rel.tags.get(id)!.name),
+    tagIds: live.map(BigInt),
+    duronly: true,
+    at: timestampOf(row.at),
+    serverDeletedAt: row.server_deleted_at ? timestampOf(row.server_deleted_at) : undefined,
+    permissions: undefined,
+    wid: BigInt(row.workspace_id),
+    uid: BigInt(row.user_id),
+    pidSet: row.project_id === null ? NONE : { case: "pid", value: BigInt(row.project_id) },
+    tidSet: row.task_id === null ? NONE : { case: "tid", value: BigInt(row.task_id) },
+    sharedWithSet: NONE,
+    clientNameSet: NONE,
+    projectNameSet: NONE,
+    projectColorSet: NONE,
+    projectActiveSet: NONE,
+    projectBillableSet: NONE,
+    taskNameSet: NONE,
+  };
+  if (view.sharing) {
+    const shared = row.shared_with_user_ids.map((id) => ({ accepted: false, user_id: id, user_name: rel.names?.get(id) ?? "" }));
+    entry.sharedWithSet = { case: "sharedWith", value: fromJson(ListValueSchema, shared) };
+  }
+  if (view.meta) {
+    const project = row.project_id === null ? undefined : rel.projects.get(row.project_id);
+    if (project) {
+      entry.projectNameSet = { case: "projectName", value: project.name };
+      entry.projectColorSet = { case: "projectColor", value: project.color };
+      entry.projectActiveSet = { case: "projectActive", value: project.active };
+      entry.projectBillableSet = { case: "projectBillable", value: project.billable ?? false };
+      const client = project.client_id === null ? undefined : rel.clients.get(project.client_id);
+      if (client !== undefined) entry.clientNameSet = { case: "clientName", value: client };
+    }
+    const task = row.task_id === null ? undefined : rel.tasks.get(row.task_id);
+    if (task !== undefined) entry.taskNameSet = { case: "taskName", value: task };
+  }
+  return entry;
+}
+
+/** The entries as the API answers them (in the order given), each workspace's references read once. */
+export async function entryMessages(db: Knex, rows: TimeEntryRow[], view: EntryView = {}): Promise<TimeEntry[]> {
+  const byWorkspace = new Map<number, Related>();
+  for (const workspace of new Set(rows.map((r) => r.workspace_id))) {
+    byWorkspace.set(workspace, await related(db, workspace, rows.filter((r) => r.workspace_id === workspace), view));
+  }
+  return rows.map((row) => entryMessage(row, byWorkspace.get(row.workspace_id)!, view));
+}
+
+/** The event of an entry's change, carrying the entry as it stands (with its tag names). */
+export async function entryEvent(db: Knex, action: EntityAction, row: TimeEntryRow, userId: bigint) {
+  return (await entryEvents(db, action, [row], () => userId))[0];
+}
+
+/** The events of many entries' change (each by `userOf` it), their answers read together. */
+export async function entryEvents(db: Knex, action: EntityAction, rows: TimeEntryRow[], userOf: (row: TimeEntryRow) => bigint) {
+  const messages = await entryMessages(db, rows);
+  return rows.map((row, i) => entityEvent({ entity: "time_entry", action, schema: TimeEntrySchema, message: messages[i], workspaceId: BigInt(row.workspace_id), userId: userOf(row) }));
+}
