@@ -3,8 +3,8 @@ import {
   Code,
   ConnectError,
   createContextValues,
-  createHandlerContext,
   type ConnectRouter,
+  type ContextValues,
   type HandlerContext,
   type Interceptor,
   type Transport,
@@ -14,11 +14,76 @@ import {
 
 type UnaryHandler = (request: unknown, context: HandlerContext) => Promise<unknown> | unknown;
 type Next = (req: UnaryRequest) => Promise<UnaryResponse>;
+/** A call in memory carries its timeout to the handler's context (interceptors that copy the request keep it). */
+type LocalRequest = UnaryRequest & { timeoutMs?: number };
 
 /** Why a finished call's context is aborted: one shared reason (an AbortError per call cost a stack trace each). */
 const CALL_FINISHED = new ConnectError("the call has finished", Code.Canceled);
+/** The signal of a call whose caller gave none: it never aborts. */
+const NEVER = new AbortController().signal;
 
 const key = (service: DescService, method: { name: string }) => `${service.typeName}/${method.name}`;
+
+/**
+ * A handler's context for a call in memory. What a handler rarely asks for is made only when it
+ * asks: the signal (aborted by the caller's signal, the deadline or the end of the call) with
+ * its timer, and the response headers and trailers. Making them on every call cost more than
+ * the rest of the transport.
+ */
+class LocalContext implements HandlerContext {
+  readonly protocolName = "local";
+  readonly requestMethod = "POST";
+  readonly timeoutMs: () => number | undefined;
+  private controller?: AbortController;
+  private timer?: NodeJS.Timeout;
+  private headers?: Headers;
+  private trailers?: Headers;
+
+  constructor(
+    readonly service: DescService,
+    readonly method: DescMethod,
+    readonly url: string,
+    readonly requestHeader: Headers,
+    readonly values: ContextValues,
+    private readonly requestSignal: AbortSignal,
+    timeoutMs: number | undefined,
+  ) {
+    const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
+    this.timeoutMs = () => (deadline === undefined ? undefined : deadline - Date.now());
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      const controller = (this.controller = new AbortController());
+      const remaining = this.timeoutMs();
+      if (remaining !== undefined) {
+        this.timer = setTimeout(() => controller.abort(new ConnectError("the operation timed out", Code.DeadlineExceeded)), Math.max(remaining, 0));
+      }
+      if (this.requestSignal.aborted) controller.abort(this.requestSignal.reason);
+      else this.requestSignal.addEventListener("abort", () => controller.abort(this.requestSignal.reason), { once: true, signal: controller.signal });
+    }
+    return this.controller.signal;
+  }
+
+  get responseHeader(): Headers {
+    return (this.headers ??= new Headers());
+  }
+
+  get responseTrailer(): Headers {
+    return (this.trailers ??= new Headers());
+  }
+
+  /** The call has ended: the signal, if one was made, aborts, and its deadline timer stops. */
+  finish(): void {
+    clearTimeout(this.timer);
+    this.controller?.abort(CALL_FINISHED);
+  }
+
+  /** The headers and trailers a handler set, for the response. */
+  answered(): { header: Headers; trailer: Headers } {
+    return { header: this.responseHeader, trailer: this.responseTrailer };
+  }
+}
 
 /** Collects the implementations a `routes(router)` function registers, without serving them. */
 function collectImplementations(routes: (router: ConnectRouter) => void): Map<string, UnaryHandler> {
@@ -56,6 +121,28 @@ export function createLocalTransport(
   options: { clientInterceptors: Interceptor[]; serverInterceptors: Interceptor[] },
 ): Transport {
   const impls = collectImplementations(routes);
+  /** The handler of the request's method, with its context. */
+  const dispatch: Next = async (req) => {
+    const impl = impls.get(key(req.service, req.method));
+    if (!impl) throw new ConnectError(`${key(req.service, req.method)} is not implemented`, Code.Unimplemented);
+    const ctx = new LocalContext(req.service, req.method, req.url, req.header, req.contextValues, req.signal, (req as LocalRequest).timeoutMs);
+    try {
+      const output = await impl(req.message, ctx);
+      return { stream: false, service: req.service, method: req.method, ...ctx.answered(), message: create(req.method.output as DescMessage, output as never) } as UnaryResponse;
+    } finally {
+      ctx.finish();
+    }
+  };
+  // Interceptors are chained once: a call builds no closures of its own.
+  const server = chain(dispatch, options.serverInterceptors);
+  const serverSide: Next = async (req) => {
+    try {
+      return await server(req);
+    } catch (err) {
+      throw err instanceof ConnectError ? err : new ConnectError("internal error", Code.Internal, undefined, undefined, err);
+    }
+  };
+  const call = chain(serverSide, options.clientInterceptors);
   const transport = {
     async unary<I extends DescMessage, O extends DescMessage>(
       method: DescMethod & { input: I; output: O },
@@ -65,48 +152,19 @@ export function createLocalTransport(
       input: MessageInitShape<I>,
       contextValues?: ReturnType<typeof createContextValues>,
     ): Promise<UnaryResponse<I, O>> {
-      const impl = impls.get(key(method.parent, method));
-      const handle: Next = async (req) => {
-        if (!impl) throw new ConnectError(`${key(method.parent, method)} is not implemented`, Code.Unimplemented);
-        const ctx = createHandlerContext({
-          service: method.parent,
-          method,
-          protocolName: "local",
-          requestMethod: "POST",
-          url: req.url,
-          requestHeader: req.header,
-          contextValues: req.contextValues,
-          requestSignal: req.signal,
-          timeoutMs,
-        });
-        try {
-          const output = await impl(req.message, ctx);
-          return { stream: false, service: method.parent, method, header: ctx.responseHeader, trailer: ctx.responseTrailer, message: create(method.output, output as never) } as UnaryResponse;
-        } finally {
-          // Releases the context's deadline timer, which would otherwise keep the process alive.
-          ctx.abort(CALL_FINISHED);
-        }
-      };
-      const server = chain(handle, options.serverInterceptors);
-      const serverSide: Next = async (req) => {
-        try {
-          return await server(req);
-        } catch (err) {
-          throw err instanceof ConnectError ? err : new ConnectError("internal error", Code.Internal, undefined, undefined, err);
-        }
-      };
-      const request = {
+      const request: LocalRequest = {
         stream: false,
         service: method.parent,
         method,
         requestMethod: "POST",
         url: `local:/${key(method.parent, method)}`,
-        signal: signal ?? new AbortController().signal,
+        signal: signal ?? NEVER,
         header: new Headers(header),
         contextValues: contextValues ?? createContextValues(),
         message: create(method.input, input),
-      } as unknown as UnaryRequest;
-      return (await chain(serverSide, options.clientInterceptors)(request)) as unknown as UnaryResponse<I, O>;
+        timeoutMs,
+      } as unknown as LocalRequest;
+      return (await call(request)) as unknown as UnaryResponse<I, O>;
     },
     async stream(): Promise<never> {
       throw new ConnectError("streaming RPCs are not served in-process", Code.Unimplemented);

@@ -39,7 +39,7 @@ t.test("bench:webhooks runs and loses nothing", async (t) => {
 });
 
 t.test("bench:tracking projects runs and every row answers without errors", async (t) => {
-  const res = await run("bench/tracking.ts", { BENCH_ONLY: "projects", BENCH_PROJECTS: "300", BENCH_USERS: "5", BENCH_REQUESTS: "20", BENCH_SECONDS: "5" });
+  const res = await run("bench/tracking.ts", { BENCH_ONLY: "projects", BENCH_PROJECTS: "300", BENCH_USERS: "5", BENCH_REQUESTS: "20", BENCH_SECONDS: "5", BENCH_WARMUP_SECONDS: "0.2" });
   t.equal(res.code, 0, res.stderr.slice(-2000));
   const rows = res.stdout.split("\n").filter((l) => /^\| (filtered, sorted page|first page|90% deep page)/.test(l));
   t.equal(rows.length, 6, "three queries, gateway and bare server each");
@@ -49,4 +49,18 @@ t.test("bench:tracking projects runs and every row answers without errors", asyn
     t.ok(Number(cells[5]) > 0, "a throughput");
   }
   t.match(res.stdout, /deep page cost \/ first page cost \(gateway, by throughput\): [\d.]+/);
+});
+
+t.test("bench:tracking time entries runs and every row answers without errors", async (t) => {
+  const res = await run("bench/tracking.ts", { BENCH_ONLY: "time-entries", BENCH_TIME_ENTRIES: "600", BENCH_REQUESTS: "20", BENCH_SECONDS: "5", BENCH_WARMUP_SECONDS: "0.2" });
+  t.equal(res.code, 0, res.stderr.slice(-2000));
+  const rows = res.stdout.split("\n").filter((l) => /^\| (month|since|current|start-then-stop)/.test(l));
+  t.equal(rows.length, 10, "five queries, gateway and bare server each");
+  for (const row of rows) {
+    const cells = row.split("|").map((c) => c.trim());
+    // The bare server is only the yardstick: its writes may meet the system's own on SQLite's one writer.
+    if (cells[2].startsWith("gateway")) t.equal(cells[7], "0", `no failed request: ${cells[1]}, ${cells[2]}`);
+    t.ok(Number(cells[4]) > 0, `a throughput: ${cells[1]}, ${cells[2]}`);
+  }
+  t.match(res.stdout, /late month cost \/ early month cost \(gateway\): by throughput [\d.]+/);
 });

@@ -2,7 +2,7 @@ import * as http from "node:http";
 import { randomBytes } from "node:crypto";
 import { connectDatabase, isMysql, type Knex } from "../../lib/db.js";
 import { seededRandom } from "../../lib/seeded-random.js";
-import { cpuCell, httpGet, measure, tableLine, type Measurement } from "../measure.js";
+import { cpuCell, httpGet, measure, tableLine, warmUp, type Measurement } from "../measure.js";
 import { log, startProcess, stopProcess } from "../support.js";
 import type { ChildProcess } from "node:child_process";
 import type { TrackingSection } from "../tracking.js";
@@ -20,7 +20,6 @@ import type { TrackingSection } from "../tracking.js";
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 10_000);
 const USERS = Number(process.env.BENCH_USERS ?? 100);
 const CLIENTS = 40;
-const WARMUP = 50;
 
 async function signup(port: number, name: string): Promise<{ id: number; token: string; workspaceId: number }> {
   const email = `${name}.${randomBytes(4).toString("hex")}@example.com`;
@@ -151,7 +150,7 @@ export const projectsSection: TrackingSection = {
           ["bare server (HTTP)", async () => (await httpGet(agent, ports.bare, `/projects${s.query}`, {})).status === 200, bare.pid],
         ];
         for (const [path, request, pid] of paths) {
-          await measure(WARMUP, request, { concurrency, seconds, serverPid: pid });
+          await warmUp(request, { concurrency, seconds, serverPid: pid });
           rows.push({ scenario: s.name, path, matches, m: await measure(requests, request, { concurrency, seconds, serverPid: pid }) });
         }
         log(`  ${s.name}: ${rows.slice(-2).map((r) => `${r.path} ${r.m.rps.toFixed(0)} req/s`).join(", ")}`);

@@ -1,6 +1,6 @@
 import * as http from "node:http";
 import { connectDatabase, isMysql, type Knex } from "../../lib/db.js";
-import { cpuCell, httpGet, measure, tableLine, type Measurement } from "../measure.js";
+import { cpuCell, httpGet, measure, tableLine, warmUp, type Measurement } from "../measure.js";
 import { log, startProcess, stopProcess } from "../support.js";
 import type { TrackingBench, TrackingSection } from "../tracking.js";
 
@@ -18,7 +18,6 @@ import type { TrackingBench, TrackingSection } from "../tracking.js";
  */
 
 const ENTRIES = Number(process.env.BENCH_TIME_ENTRIES ?? 100_000);
-const WARMUP = 30;
 const DAY = 86_400_000;
 const YEARS = 3;
 
@@ -109,7 +108,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
         ["bare server (HTTP)", () => ok(httpGet(agent, system.ports.bare, barePath, {})), bareProcess.pid],
       ];
       for (const [path, request, pid] of paths) {
-        await measure(WARMUP, request, { concurrency: CONCURRENCY, seconds: SECONDS, serverPid: pid });
+        await warmUp(request, { concurrency: CONCURRENCY, seconds: SECONDS, serverPid: pid });
         rows.push({ scenario, path, m: await measure(REQUESTS, request, { concurrency: CONCURRENCY, seconds: SECONDS, serverPid: pid }) });
       }
       const entries = Array.isArray(JSON.parse(check.body)) ? (JSON.parse(check.body) as unknown[]).length : 1;
@@ -136,7 +135,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
       ],
     ];
     for (const [path, request, pid] of pairs) {
-      await measure(WARMUP, request, { concurrency: 1, seconds: SECONDS, serverPid: pid });
+      await warmUp(request, { concurrency: 1, seconds: SECONDS, serverPid: pid });
       rows.push({ scenario: "start-then-stop pair", path, m: await measure(REQUESTS, request, { concurrency: 1, seconds: SECONDS, serverPid: pid }) });
     }
     agent.destroy();
