@@ -61,8 +61,9 @@ export class RememberedAuthentications {
     private readonly maxEntries = 10_000,
   ) {}
 
-  static key(basic: { username: string; password: string } | undefined, session: string | undefined): string {
-    return createHash("sha256").update(basic ? `basic\0${basic.username}\0${basic.password}` : `session\0${session}`).digest("base64url");
+  /** The key of credentials as they came: the Authorization header, or the session cookie's value. */
+  static key(authorization: string | undefined, session: string | undefined): string {
+    return createHash("sha256").update(authorization ? `authorization\0${authorization}` : `session\0${session}`).digest("base64url");
   }
 
   get(key: string): Record<string, string> | undefined {
@@ -109,7 +110,7 @@ export class Authenticator {
     const basic = basicCredentials(creds.authorization);
     const session = basic ? undefined : cookieValue(creds.cookie, SESSION_COOKIE);
     if (!basic && !session) throw new AuthenticationFailed("missing credentials");
-    const rememberKey = RememberedAuthentications.key(basic, session);
+    const rememberKey = RememberedAuthentications.key(basic ? creds.authorization : undefined, session);
     const known = this.remembered.get(rememberKey);
     if (known) return known;
     const { userId } = await this.identity

@@ -48,93 +48,119 @@ const UNSIGNED = new Set([ScalarType.UINT32, ScalarType.FIXED32, ScalarType.UINT
 
 type Plain = Record<string, unknown>;
 
-function encodeScalar(type: ScalarType, value: unknown): JsonValue {
+/** Writes one value of a field's type (a list's or map's element, or a singular value). */
+type ValueWriter = (value: unknown, format: TimestampFormat) => JsonValue;
+/** Writes one field of a message into the JSON object, or nothing (an unset oneof member). */
+type FieldWriter = (msg: Plain, out: Record<string, JsonValue>, format: TimestampFormat) => void;
+
+function scalarWriter(type: ScalarType): ValueWriter {
   switch (type) {
     case ScalarType.DOUBLE:
     case ScalarType.FLOAT:
-      return Number.isFinite(value as number) ? (value as number) : null;
+      return (value) => (Number.isFinite(value as number) ? (value as number) : null);
     case ScalarType.BYTES:
-      return Buffer.from(value as Uint8Array).toString("base64");
+      return (value) => Buffer.from(value as Uint8Array).toString("base64");
     case ScalarType.BOOL:
-      return Boolean(value);
+      return (value) => Boolean(value);
     case ScalarType.STRING:
-      return value as string;
+      return (value) => value as string;
     default:
-      return Number(value as bigint | number);
+      return (value) => Number(value as bigint | number);
   }
 }
 
-function encodeMessageValue(desc: DescMessage, value: Plain, format: TimestampFormat, fieldName: string): JsonValue {
+function messageValueWriter(desc: DescMessage, fieldName: string): ValueWriter {
   switch (desc.typeName) {
     case "google.protobuf.Timestamp":
-      return format(value as unknown as Timestamp, fieldName);
+      return (value, format) => format(value as Timestamp, fieldName);
     case "google.protobuf.Struct":
       // protobuf-es represents a singular Struct field as a plain JSON object already.
-      return value as JsonValue;
+      return (value) => value as JsonValue;
     case "google.protobuf.Value":
     case "google.protobuf.ListValue":
-      return toJson(desc, value as never);
+      return (value) => toJson(desc, value as never);
     default:
-      return encodeMessage(desc, value, format);
+      return (value, format) => encodeMessage(desc, value as Plain, format);
   }
 }
 
-function encodeFieldValue(field: DescField, value: unknown, format: TimestampFormat): JsonValue {
+/** How a field's value is written: worked out once per field, not per value. */
+function valueWriter(field: DescField): ValueWriter {
   switch (field.fieldKind) {
     case "scalar":
-      return encodeScalar(field.scalar, value);
+      return scalarWriter(field.scalar);
     case "enum":
-      return Number(value);
+      return (value) => Number(value);
     case "message":
-      return encodeMessageValue(field.message, value as Plain, format, field.name);
-    case "list":
-      return (value as unknown[]).map((item) =>
-        field.listKind === "message"
-          ? encodeMessageValue(field.message, item as Plain, format, field.name)
-          : field.listKind === "scalar"
-            ? encodeScalar(field.scalar, item)
-            : Number(item),
-      );
+      return messageValueWriter(field.message, field.name);
+    case "list": {
+      const item: ValueWriter =
+        field.listKind === "message" ? messageValueWriter(field.message, field.name) : field.listKind === "scalar" ? scalarWriter(field.scalar) : (v) => Number(v);
+      return (value, format) => (value as unknown[]).map((v) => item(v, format));
+    }
     case "map": {
-      const out: Record<string, JsonValue> = {};
-      for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-        out[k] =
-          field.mapKind === "message"
-            ? encodeMessageValue(field.message, v as Plain, format, field.name)
-            : field.mapKind === "scalar"
-              ? encodeScalar(field.scalar, v)
-              : Number(v);
-      }
-      return out;
+      const item: ValueWriter =
+        field.mapKind === "message" ? messageValueWriter(field.message, field.name) : field.mapKind === "scalar" ? scalarWriter(field.scalar) : (v) => Number(v);
+      return (value, format) => {
+        const out: Record<string, JsonValue> = {};
+        for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = item(v, format);
+        return out;
+      };
     }
   }
 }
+
+function fieldWriter(field: DescField): FieldWriter {
+  const { name, localName } = field;
+  const write = valueWriter(field);
+  if (field.oneof) {
+    // A oneof member is written only when it is the case set: a field the real API omits
+    // when it has no value (legacy aliases, meta fields) is declared in a oneof of its own.
+    const oneof = field.oneof.localName;
+    return (msg, out, format) => {
+      const set = msg[oneof] as { case?: string; value?: unknown } | undefined;
+      if (set?.case === localName && set.value !== undefined) out[name] = write(set.value, format);
+    };
+  }
+  // What an unset field is written as: lists [], maps {}, messages and optional scalars null.
+  const unset: (() => JsonValue) | undefined =
+    field.fieldKind === "list"
+      ? () => []
+      : field.fieldKind === "map"
+        ? () => ({})
+        : field.fieldKind === "message" || field.presence === FeatureSet_FieldPresence.EXPLICIT
+          ? () => null
+          : undefined;
+  return (msg, out, format) => {
+    const value = msg[localName];
+    if (value !== undefined) out[name] = write(value, format);
+    else if (unset) out[name] = unset();
+  };
+}
+
+/** Each message type's field writers, in field order, and each answer field's writer, made at first use. */
+const writers = new WeakMap<DescMessage, FieldWriter[]>();
+const bodyWriters = new WeakMap<DescField, ValueWriter>();
 
 /** Encodes one field of a message as the REST body (a bare array, object, scalar or null). */
 export function encodeField(field: DescField, value: unknown, format: TimestampFormat): JsonValue {
   if (value === undefined) return field.fieldKind === "list" ? [] : null;
-  return encodeFieldValue(field, value, format);
+  let write = bodyWriters.get(field);
+  if (!write) {
+    write = valueWriter(field);
+    bodyWriters.set(field, write);
+  }
+  return write(value, format);
 }
 
 export function encodeMessage(desc: DescMessage, msg: Plain, format: TimestampFormat): JsonValue {
-  const out: Record<string, JsonValue> = {};
-  for (const field of desc.fields) {
-    if (field.oneof) {
-      // A oneof member is written only when it is the case set: a field the real API omits
-      // when it has no value (legacy aliases, meta fields) is declared in a oneof of its own.
-      const set = msg[field.oneof.localName] as { case?: string; value?: unknown } | undefined;
-      if (set?.case === field.localName && set.value !== undefined) out[field.name] = encodeFieldValue(field, set.value, format);
-      continue;
-    }
-    const value = msg[field.localName];
-    if (value === undefined) {
-      if (field.fieldKind === "list") out[field.name] = [];
-      else if (field.fieldKind === "map") out[field.name] = {};
-      else if (field.fieldKind === "message" || field.presence === FeatureSet_FieldPresence.EXPLICIT) out[field.name] = null;
-      continue;
-    }
-    out[field.name] = encodeFieldValue(field, value, format);
+  let plan = writers.get(desc);
+  if (!plan) {
+    plan = desc.fields.map(fieldWriter);
+    writers.set(desc, plan);
   }
+  const out: Record<string, JsonValue> = {};
+  for (const write of plan) write(msg, out, format);
   return out;
 }
 

@@ -68,7 +68,11 @@ export function projectMessage(row: ProjectRow, actual: number | undefined, toda
 /** The projects as answered, their tracked time read in one query per workspace. */
 export async function projectMessages(db: Knex, rows: ProjectRow[], now: Date): Promise<Project[]> {
   const byWorkspace = new Map<number, number[]>();
-  for (const row of rows) byWorkspace.set(row.workspace_id, [...(byWorkspace.get(row.workspace_id) ?? []), row.id]);
+  for (const row of rows) {
+    const ids = byWorkspace.get(row.workspace_id);
+    if (ids) ids.push(row.id);
+    else byWorkspace.set(row.workspace_id, [row.id]);
+  }
   const actual = new Map<number, number>();
   for (const [workspace, ids] of byWorkspace) for (const [id, seconds] of await actualSeconds(db, workspace, ids)) actual.set(id, seconds);
   const today = dayOf(now);
