@@ -4,10 +4,10 @@ import { systemClock, type Clock } from "../lib/clock.js";
 import { createLogger, type Logger } from "../lib/logger.js";
 import { InProcessBus, JetStreamBus, type EventBus } from "../lib/bus.js";
 import { Directory, serverInterceptors } from "../lib/directory.js";
-import { serveConnect, type Listening } from "../lib/serve.js";
+import { DRAIN_MS, serveConnect, type Listening } from "../lib/serve.js";
 import { HttpMetrics, RpcMetrics } from "../lib/metrics.js";
 import type { ServiceFactory, ServiceInstance } from "../lib/service.js";
-import { buildGateway } from "../gateway/server.js";
+import { buildGateway, drainGateway } from "../gateway/server.js";
 import { createHiringService } from "../services/hiring/index.js";
 import { createAccountsService } from "../services/accounts/index.js";
 import { createTrackingService } from "../services/tracking/index.js";
@@ -30,7 +30,8 @@ export interface System {
   ports: Partial<Record<ServiceName | "gateway", number>>;
   gateway?: FastifyInstance;
   gatewayUrl?: string;
-  close(): Promise<void>;
+  /** Stops everything; `lameDuckMs`: first serve on that long while sending clients elsewhere (see drainGateway). */
+  close(options?: { lameDuckMs?: number }): Promise<void>;
 }
 
 /** Asks a service in another process whether it is ready. */
@@ -67,10 +68,9 @@ export async function startSystem(options: {
   const ports: System["ports"] = {};
   let gateway: FastifyInstance | undefined;
 
-  const close = async () => {
-    await gateway?.close();
-    // Each port drains its calls in progress at the same time.
-    await Promise.all(listening.map((l) => l.close()));
+  const close = async ({ lameDuckMs = 0 } = {}) => {
+    // The gateway and each port drain at the same time (the gateway calls this process's services in memory).
+    await Promise.all([gateway && drainGateway(gateway, lameDuckMs), ...listening.map((l) => l.close(DRAIN_MS, lameDuckMs))]);
     for (const s of [...services.values()].reverse()) await s.close().catch((err) => log.error({ err }, "closing failed"));
     await bus.close();
   };
@@ -130,6 +130,13 @@ export async function startSystem(options: {
 export const SHUTDOWN_BUDGET_MS = 20_000;
 
 /**
+ * How long a process told to stop goes on answering while sending its clients elsewhere, before
+ * it closes its ports (see drainGateway and Listening.close). Kubernetes sends SIGTERM while it
+ * takes the pod out of the Service's endpoints; the pods' preStop pause gives more room still.
+ */
+export const LAME_DUCK_MS = 1_000;
+
+/**
  * On SIGTERM or SIGINT: stop taking requests, finish the ones in progress, stop the services'
  * background work, close the pools and the bus, then exit (0, or 1 when that failed or took
  * longer than SHUTDOWN_BUDGET_MS).
@@ -145,7 +152,7 @@ export function stopOnSignals(system: System, log: Logger): void {
         log.error(`shutdown took longer than ${SHUTDOWN_BUDGET_MS} ms; exiting`);
         process.exit(1);
       }, SHUTDOWN_BUDGET_MS).unref();
-      system.close().then(
+      system.close({ lameDuckMs: LAME_DUCK_MS }).then(
         () => {
           log.info("stopped");
           process.exit(0);

@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from "fastify";
 import { Code, ConnectError, createClient, type Client } from "@connectrpc/connect";
 import type { DescService, JsonValue } from "@bufbuild/protobuf";
 import { Family } from "../gen/gateway/v1/annotations_pb.js";
@@ -40,6 +40,23 @@ export interface GatewayOptions {
   timeouts?: Partial<typeof TIMEOUTS>;
   /** Request counts and latencies per route, served at GET /metrics (a new set when not given). */
   metrics?: HttpMetrics;
+}
+
+/** What puts a gateway into its lame-duck time: answers close their connections (see drainGateway). */
+const lameDucks = new WeakMap<FastifyInstance, () => void>();
+
+/**
+ * Stops a gateway as a replica leaving its load balancer: for `lameDuckMs` it goes on answering,
+ * each answer closing its connection (the client opens its next one elsewhere), then it closes,
+ * finishing the requests in progress. Without the lame-duck time, a client could send a request
+ * on a kept-alive connection at the moment the closing gateway ends it.
+ */
+export async function drainGateway(app: FastifyInstance, lameDuckMs: number): Promise<void> {
+  if (lameDuckMs > 0) {
+    lameDucks.get(app)?.();
+    await new Promise((resolve) => setTimeout(resolve, lameDuckMs));
+  }
+  await app.close();
 }
 
 /** A step refused the request: the answer is decided. */
@@ -168,6 +185,7 @@ export async function buildGateway(options: GatewayOptions) {
   app.addHook("preClose", async () => {
     closing = true;
   });
+  lameDucks.set(app, () => (closing = true));
 
   // No answer is to be sniffed as something other than its declared type.
   app.addHook("onSend", (_req, reply, payload, done) => {

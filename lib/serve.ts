@@ -9,9 +9,12 @@ export interface Listening {
   /**
    * Stops taking connections and lets the calls in progress finish: HTTP/2 sessions get a GOAWAY,
    * HTTP/1 connections close when their request is answered (idle ones at once). What is still
-   * open after `graceMs` is cut.
+   * open after `graceMs` is cut. With `lameDuckMs`, the port first goes on serving for that long
+   * while telling its clients to go elsewhere: HTTP/2 clients get a GOAWAY that names no last call
+   * (new calls go to a new connection, calls already on their way are served) and HTTP/1 answers
+   * close their connections; so that no call crosses the closing of its connection.
    */
-  close(graceMs?: number): Promise<void>;
+  close(graceMs?: number, lameDuckMs?: number): Promise<void>;
 }
 
 /** How long `Listening.close` waits for calls in progress by default. */
@@ -113,8 +116,12 @@ export async function serveConnect(options: {
   const port = (server.address() as net.AddressInfo).port;
   return {
     port,
-    close: async (graceMs = DRAIN_MS) => {
+    close: async (graceMs = DRAIN_MS, lameDuckMs = 0) => {
       draining = true;
+      if (lameDuckMs > 0) {
+        for (const session of sessions) session.goaway(http2.constants.NGHTTP2_NO_ERROR, 2 ** 31 - 1);
+        await new Promise((resolve) => setTimeout(resolve, lameDuckMs));
+      }
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const session of sessions) session.close();
       // Idle HTTP/1 connections close now. One that has sent nothing yet is served as it comes

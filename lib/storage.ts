@@ -6,9 +6,19 @@ import type { ConnectError } from "@connectrpc/connect";
 import { isDeadlock, isUniqueViolation, openDatabase, type Knex, type Migration } from "./db.js";
 import { OutboxRelay, outboxMigration, recordEvent, type DomainEvent } from "./events.js";
 import { Mailer, mailOutboxMigration, type RecordMail } from "./mailer.js";
+import { unavailable } from "./errors.js";
 
-/** Runs of a transaction that deadlocked, in all. */
-const MAX_ATTEMPTS = 3;
+/** Runs of a transaction that deadlocked, in all; after the last the caller is told to try again (503). */
+const MAX_ATTEMPTS = 8;
+
+/**
+ * How long a deadlock's victim waits before it runs again: a random part of a window that
+ * doubles with each attempt (5 ms, 10 ms, ... at most 200 ms), so that the writers that collided
+ * do not collide again in step.
+ */
+function deadlockBackoffMs(attempt: number): number {
+  return Math.random() * Math.min(5 * 2 ** (attempt - 1), 200);
+}
 
 /** Records events inside a transaction; they are published after it commits. */
 export type Emit = (event: DomainEvent) => Promise<string>;
@@ -56,8 +66,9 @@ export class ServiceStorage {
   /**
    * Runs `work` and the events and mails it records in one transaction. Concurrent writers can deadlock
    * in MySQL (locking reads take gap locks where new rows go): the victim, rolled back with its
-   * outbox rows, runs again, up to three times in all. A unique-key violation becomes the
-   * error the call declares. Mails go out after the commit (never for a change that failed).
+   * outbox rows, runs again after a random pause, up to MAX_ATTEMPTS times in all, then answers
+   * `unavailable`. A unique-key violation becomes the error the call declares. Mails go out after
+   * the commit (never for a change that failed).
    */
   async change<T>(work: (trx: Knex.Transaction, emit: Emit, mail: RecordMail) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
     for (let attempt = 1; ; attempt++) {
@@ -82,7 +93,11 @@ export class ServiceStorage {
         if (mailed) this.mailer?.kick();
         return result;
       } catch (err) {
-        if (isDeadlock(err) && attempt < MAX_ATTEMPTS) continue;
+        if (isDeadlock(err)) {
+          if (attempt >= MAX_ATTEMPTS) throw unavailable("The change collided with concurrent changes; try again");
+          await new Promise((resolve) => setTimeout(resolve, deadlockBackoffMs(attempt)));
+          continue;
+        }
         if (options.onDuplicate && isUniqueViolation(err)) throw options.onDuplicate();
         throw err;
       }
