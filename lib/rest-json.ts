@@ -14,16 +14,39 @@ function pad(n: number, width = 2): string {
   return String(n).padStart(width, "0");
 }
 
+const DAY_SECONDS = 86_400;
+const TWO_DIGITS = Array.from({ length: 60 }, (_, i) => pad(i));
+
+/**
+ * "YYYY-MM-DD" of a day counted from the epoch, remembered: the timestamps of one answer fall on
+ * few days, and formatting a Date was the largest part of writing a page of projects.
+ */
+const dayTexts = new Map<number, string>();
+function dayText(day: number): string {
+  let text = dayTexts.get(day);
+  if (text === undefined) {
+    const d = new Date(day * DAY_SECONDS * 1000);
+    const year = d.getUTCFullYear();
+    // toISOString is the fast path; it writes other years (and no date at all) differently.
+    text = year >= 0 && year <= 9999 ? d.toISOString().slice(0, 10) : `${pad(year, 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+    if (dayTexts.size >= 10_000) dayTexts.clear();
+    dayTexts.set(day, text);
+  }
+  return text;
+}
+
+/** The most seconds from the epoch a Date holds, either way. */
+const DATE_RANGE_SECONDS = 8.64e12;
+
 function dateTimeParts(ts: Timestamp): { base: string; micros: number } {
-  const ms = Number(ts.seconds) * 1000;
-  const d = new Date(ms);
-  const year = d.getUTCFullYear();
-  // toISOString is the fast path; it writes other years (and no date at all) differently.
-  const base =
-    year >= 0 && year <= 9999
-      ? d.toISOString().slice(0, 19)
-      : `${pad(year, 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}T${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
-  return { base, micros: Math.floor(ts.nanos / 1000) };
+  const seconds = Number(ts.seconds);
+  const micros = Math.floor(ts.nanos / 1000);
+  // Beyond a Date's range no date can be written (as toISOString would fail to).
+  if (!(Math.abs(seconds) <= DATE_RANGE_SECONDS)) return { base: "0NaN-NaN-NaNTNaN:NaN:NaN", micros };
+  const day = Math.floor(seconds / DAY_SECONDS);
+  const inDay = seconds - day * DAY_SECONDS;
+  const time = `${TWO_DIGITS[Math.floor(inDay / 3600)]}:${TWO_DIGITS[Math.floor(inDay / 60) % 60]}:${TWO_DIGITS[inDay % 60]}`;
+  return { base: `${dayText(day)}T${time}`, micros };
 }
 
 /** Hiring export: ISO 8601 without a zone (`2020-02-10T10:00:00`), milliseconds when present. */
