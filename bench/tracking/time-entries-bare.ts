@@ -2,7 +2,7 @@ import Fastify from "fastify";
 import { loadConfig } from "../../lib/config.js";
 import { connectDatabase } from "../../lib/db.js";
 import { newestFirst } from "../../services/tracking/time-entries/rules.js";
-import { timeEntries, userEntries } from "../../services/tracking/time-entries/store.js";
+import { runningEntry, timeEntries, userEntries } from "../../services/tracking/time-entries/store.js";
 
 /**
  * The time entries bench's reference server: the least any HTTP server can do to answer the same
@@ -28,7 +28,7 @@ app.get("/since", async (req) => {
   const rows = await userEntries(db, userId).where("at", ">=", new Date(Number(q.since) * 1000));
   return send(rows.map((r: Record<string, unknown>) => timeEntries.read(r)).sort(newestFirst));
 });
-app.get("/current", async () => send((await db(timeEntries.table).where("running_user_id", userId).first()) ?? null));
+app.get("/current", async () => send((await runningEntry(db, userId)) ?? null));
 /** A start: stop the running row and insert a running one, in one transaction. */
 app.post("/start", async () => {
   const now = new Date(Math.floor(Date.now() / 1000) * 1000);
