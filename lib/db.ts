@@ -65,7 +65,46 @@ export async function connectDatabase(config: Config, service: ServiceName): Pro
   });
 }
 
+/** True when a CREATE TABLE lost the race to another process that made the table first. */
+function isTableExists(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === "ER_TABLE_EXISTS_ERROR" || /already exists/.test(e?.message ?? "");
+}
+
+/**
+ * Makes knex's own migration tables and the lock's one row, as knex would, but safely when
+ * replicas (and their init containers) start at the same moment. knex looks for each table and
+ * then creates it: two processes both create (one fails with "already exists"), or both insert a
+ * lock row, after which no process can ever take the lock (it expects to lock exactly one row).
+ */
+async function ensureMigrationTables(db: Knex): Promise<void> {
+  const lostRace = (err: unknown) => {
+    if (!isTableExists(err)) throw err;
+  };
+  if (!(await db.schema.hasTable("knex_migrations"))) {
+    await db.schema
+      .createTable("knex_migrations", (t) => {
+        t.increments();
+        t.string("name");
+        t.integer("batch");
+        t.timestamp("migration_time");
+      })
+      .catch(lostRace);
+  }
+  if (!(await db.schema.hasTable("knex_migrations_lock"))) {
+    await db.schema
+      .createTable("knex_migrations_lock", (t) => {
+        t.increments("index").primary();
+        t.integer("is_locked");
+      })
+      .catch(lostRace);
+  }
+  // The one row, by its key: a second insert is ignored.
+  await db("knex_migrations_lock").insert({ index: 1, is_locked: 0 }).onConflict("index").ignore();
+}
+
 export async function migrate(db: Knex, migrations: Migration[]): Promise<void> {
+  await ensureMigrationTables(db);
   const source: Knex.MigrationSource<Migration> = {
     getMigrations: async () => [...migrations].sort((a, b) => a.name.localeCompare(b.name)),
     getMigrationName: (m) => m.name,
