@@ -78,11 +78,6 @@ class LocalContext implements HandlerContext {
     clearTimeout(this.timer);
     this.controller?.abort(CALL_FINISHED);
   }
-
-  /** The headers and trailers a handler set, for the response. */
-  answered(): { header: Headers; trailer: Headers } {
-    return { header: this.responseHeader, trailer: this.responseTrailer };
-  }
 }
 
 /** Collects the implementations a `routes(router)` function registers, without serving them. */
@@ -128,7 +123,7 @@ export function createLocalTransport(
     const ctx = new LocalContext(req.service, req.method, req.url, req.header, req.contextValues, req.signal, (req as LocalRequest).timeoutMs);
     try {
       const output = await impl(req.message, ctx);
-      return { stream: false, service: req.service, method: req.method, ...ctx.answered(), message: create(req.method.output as DescMessage, output as never) } as UnaryResponse;
+      return { stream: false, service: req.service, method: req.method, header: ctx.responseHeader, trailer: ctx.responseTrailer, message: create(req.method.output as DescMessage, output as never) } as UnaryResponse;
     } finally {
       ctx.finish();
     }

@@ -107,6 +107,13 @@ function messageValueWriter(desc: DescMessage, fieldName: string): ValueWriter {
   }
 }
 
+/** How one element of a list or value of a map is written. */
+function elementWriter(field: DescField & { fieldKind: "list" | "map" }, kind: "message" | "scalar" | "enum"): ValueWriter {
+  if (kind === "message") return messageValueWriter(field.message!, field.name);
+  if (kind === "scalar") return scalarWriter(field.scalar!);
+  return (v) => Number(v);
+}
+
 /** How a field's value is written: worked out once per field, not per value. */
 function valueWriter(field: DescField): ValueWriter {
   switch (field.fieldKind) {
@@ -117,13 +124,11 @@ function valueWriter(field: DescField): ValueWriter {
     case "message":
       return messageValueWriter(field.message, field.name);
     case "list": {
-      const item: ValueWriter =
-        field.listKind === "message" ? messageValueWriter(field.message, field.name) : field.listKind === "scalar" ? scalarWriter(field.scalar) : (v) => Number(v);
+      const item = elementWriter(field, field.listKind);
       return (value, format) => (value as unknown[]).map((v) => item(v, format));
     }
     case "map": {
-      const item: ValueWriter =
-        field.mapKind === "message" ? messageValueWriter(field.message, field.name) : field.mapKind === "scalar" ? scalarWriter(field.scalar) : (v) => Number(v);
+      const item = elementWriter(field, field.mapKind);
       return (value, format) => {
         const out: Record<string, JsonValue> = {};
         for (const [k, v] of Object.entries(value as Record<string, unknown>)) out[k] = item(v, format);
