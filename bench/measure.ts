@@ -33,11 +33,21 @@ export interface LoadOptions {
   serverPid?: number;
 }
 
+/** What one run of the load loop saw, before it is summed up. */
+interface Sample {
+  latencies: number[];
+  errors: number;
+  seconds: number;
+  /** CPU ms of the server's process (undefined without its pid or /proc), and of this one. */
+  serverCpuMs?: number;
+  benchCpuMs: number;
+}
+
 /**
  * Runs `request` `count` times, or for `seconds`, whichever ends first, `concurrency` at a time,
  * and reads the CPU time the server's process (if given) and this one spent meanwhile.
  */
-export async function measure(count: number, request: () => Promise<boolean>, options: LoadOptions): Promise<Measurement> {
+async function sample(count: number, request: () => Promise<boolean>, options: LoadOptions): Promise<Sample> {
   const latencies: number[] = [];
   const serverBefore = options.serverPid === undefined ? undefined : cpuMs(options.serverPid);
   const benchBefore = process.cpuUsage();
@@ -56,19 +66,68 @@ export async function measure(count: number, request: () => Promise<boolean>, op
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))];
   const serverAfter = options.serverPid === undefined ? undefined : cpuMs(options.serverPid);
   const bench = process.cpuUsage(benchBefore);
   return {
-    requests: latencies.length,
-    rps: latencies.length / seconds,
+    latencies,
+    errors,
+    seconds,
+    serverCpuMs: serverAfter === undefined || serverBefore === undefined ? undefined : serverAfter - serverBefore,
+    benchCpuMs: (bench.user + bench.system) / 1000,
+  };
+}
+
+/** The figures of one or more samples of the same request, taken as one run. */
+function summarize(samples: Sample[]): Measurement {
+  const latencies = samples.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const n = latencies.length;
+  const sum = (f: (s: Sample) => number) => samples.reduce((total, s) => total + f(s), 0);
+  const pct = (p: number) => latencies[Math.min(n - 1, Math.floor(p * n))];
+  const serverKnown = samples.every((s) => s.serverCpuMs !== undefined);
+  return {
+    requests: n,
+    rps: n / sum((s) => s.seconds),
     p50: pct(0.5),
     p99: pct(0.99),
-    errors,
-    serverCpu: serverAfter === undefined || serverBefore === undefined ? undefined : (serverAfter - serverBefore) / latencies.length,
-    benchCpu: (bench.user + bench.system) / 1000 / latencies.length,
+    errors: sum((s) => s.errors),
+    serverCpu: serverKnown ? sum((s) => s.serverCpuMs!) / n : undefined,
+    benchCpu: sum((s) => s.benchCpuMs) / n,
   };
+}
+
+/** One run of the load loop (see `sample`), summed up. */
+export async function measure(count: number, request: () => Promise<boolean>, options: LoadOptions): Promise<Measurement> {
+  return summarize([await sample(count, request, options)]);
+}
+
+/**
+ * Rounds each comparison is split into (BENCH_ROUNDS, 3): the paths take turns, so that a
+ * neighbour's load on a shared machine, which comes and goes over seconds, falls on all of them
+ * alike instead of on whichever row it happened to meet.
+ */
+export const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
+
+/** One path of a comparison: its name, its request and the process that answers it. */
+export interface ComparedPath {
+  path: string;
+  request: () => Promise<boolean>;
+  serverPid?: number;
+}
+
+/**
+ * The same query by several paths (the gateway and a bare server): each warmed up, then ROUNDS
+ * rounds in which each path in turn runs its share of `count` requests and `seconds`; each
+ * path's rounds are summed up as one measurement.
+ */
+export async function compare(paths: ComparedPath[], count: number, options: Omit<LoadOptions, "serverPid">): Promise<{ path: string; m: Measurement }[]> {
+  for (const p of paths) await warmUp(p.request, { ...options, serverPid: p.serverPid });
+  const samples = paths.map((): Sample[] => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, p] of paths.entries()) {
+      samples[i].push(await sample(Math.ceil(count / ROUNDS), p.request, { ...options, seconds: options.seconds / ROUNDS, serverPid: p.serverPid }));
+    }
+  }
+  return paths.map((p, i) => ({ path: p.path, m: summarize(samples[i]) }));
 }
 
 /**

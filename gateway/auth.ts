@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { Code, ConnectError, type Client } from "@connectrpc/connect";
 import { Family } from "../gen/gateway/v1/annotations_pb.js";
 import { IdentityService } from "../gen/accounts/v1/accounts_pb.js";
@@ -63,7 +63,7 @@ export class RememberedAuthentications {
 
   /** The key of credentials as they came: the Authorization header, or the session cookie's value. */
   static key(authorization: string | undefined, session: string | undefined): string {
-    return createHash("sha256").update(authorization ? `authorization\0${authorization}` : `session\0${session}`).digest("base64url");
+    return hash("sha256", authorization ? `authorization\0${authorization}` : `session\0${session}`, "base64url");
   }
 
   get(key: string): Record<string, string> | undefined {
@@ -107,11 +107,15 @@ export class Authenticator {
       return { [HEADER.hiringWorkspaceId]: workspaceId };
     }
     if (isPublic) return {};
+    // Only valid Basic credentials are remembered by their header: a burst's next request skips parsing it.
+    const byHeader = creds.authorization ? RememberedAuthentications.key(creds.authorization, undefined) : undefined;
+    const knownHeader = byHeader && this.remembered.get(byHeader);
+    if (knownHeader) return knownHeader;
     const basic = basicCredentials(creds.authorization);
     const session = basic ? undefined : cookieValue(creds.cookie, SESSION_COOKIE);
     if (!basic && !session) throw new AuthenticationFailed("missing credentials");
-    const rememberKey = RememberedAuthentications.key(basic ? creds.authorization : undefined, session);
-    const known = this.remembered.get(rememberKey);
+    const rememberKey = basic ? byHeader! : RememberedAuthentications.key(undefined, session);
+    const known = basic ? undefined : this.remembered.get(rememberKey);
     if (known) return known;
     const { userId } = await this.identity
       .authenticate(basic ? { username: basic.username, password: basic.password } : { sessionToken: session })

@@ -5,7 +5,7 @@ import { Family } from "../gen/gateway/v1/annotations_pb.js";
 import { IdentityService } from "../gen/accounts/v1/accounts_pb.js";
 import { HiringAdminService } from "../gen/hiring/v1/admin_pb.js";
 import type { Directory } from "../lib/directory.js";
-import type { Logger } from "../lib/logger.js";
+import { LazyChildLogger, type Logger } from "../lib/logger.js";
 import { HEADER } from "../lib/identity.js";
 import { PROTO_FILES } from "../lib/contracts.js";
 import { coerceParam, decodeField, decodeMessage, encodeField, encodeMessage, hiringTimestamp, trackingTimestamp, RestInputError } from "../lib/rest-json.js";
@@ -125,6 +125,7 @@ export async function buildGateway(options: GatewayOptions) {
   const app = Fastify({
     loggerInstance: log as unknown as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: (logger, bindings, options) => new LazyChildLogger(logger as Logger, bindings, options as Record<string, unknown>) as unknown as FastifyBaseLogger,
     bodyLimit: BODY_LIMIT,
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,

@@ -22,6 +22,7 @@ export class FailureThrottle {
 
   /** Seconds until the client may try again; 0 when it may try now. */
   retryAfterSeconds(key: string): number {
+    if (!this.failures.has(key)) return 0;
     const list = this.recent(key);
     if (list.length < this.limit) return 0;
     return Math.max(1, Math.ceil((list[0] + this.windowMs - this.now()) / 1000));

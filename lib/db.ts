@@ -154,9 +154,15 @@ export function isUniqueViolation(err: unknown): boolean {
   return e?.code === "ER_DUP_ENTRY" || e?.code === "SQLITE_CONSTRAINT_UNIQUE" || e?.code === "SQLITE_CONSTRAINT_PRIMARYKEY";
 }
 
-/** True when MySQL chose this transaction as a deadlock's victim (it was rolled back and may run again). */
-export function isDeadlock(err: unknown): boolean {
-  return (err as { code?: string })?.code === "ER_LOCK_DEADLOCK";
+/**
+ * True when the database refused the transaction for a conflict with a concurrent one, which may
+ * run again from its start: MySQL chose it as a deadlock's victim, or SQLite could not turn its
+ * read into a write because another connection (another process on the same file: the admin
+ * command, a benchmark's server) wrote since it began (SQLITE_BUSY_SNAPSHOT; waiting cannot help).
+ */
+export function isConflictVictim(err: unknown): boolean {
+  const code = (err as { code?: string })?.code;
+  return code === "ER_LOCK_DEADLOCK" || code === "SQLITE_BUSY_SNAPSHOT";
 }
 
 /** MySQL client and server codes of a database that cannot be reached or went away. */
@@ -172,7 +178,8 @@ const CONNECTION_FAILURES = new Set([
  */
 export function isConnectionFailure(err: unknown): boolean {
   const e = err as { code?: string; fatal?: boolean; name?: string };
-  return e?.name === "KnexTimeoutError" || e?.fatal === true || (typeof e?.code === "string" && CONNECTION_FAILURES.has(e.code));
+  // SQLite's extended busy codes (SQLITE_BUSY_SNAPSHOT, ...) are busy too.
+  return e?.name === "KnexTimeoutError" || e?.fatal === true || (typeof e?.code === "string" && (CONNECTION_FAILURES.has(e.code) || e.code.startsWith("SQLITE_BUSY")));
 }
 
 /** A date read back from either engine: a Date (MySQL), epoch milliseconds or a UTC string (SQLite). */

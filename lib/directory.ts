@@ -60,14 +60,19 @@ export class Directory {
   transport(name: ServiceName): Transport {
     let t = this.transports.get(name);
     if (!t) {
-      const interceptors = [internalTokenInterceptor(this.config.internalToken)];
       const local = this.local.get(name);
+      // A call in memory needs no internal token: the service's interceptors know it never left the process.
       t = local
         ? createLocalTransport(local.routes, {
-            clientInterceptors: interceptors,
+            clientInterceptors: [],
             serverInterceptors: [...local.interceptors, ...serverInterceptors(this.config, this.log ?? createLogger("silent"))],
           })
-        : createConnectTransport({ baseUrl: this.config.serviceUrls[name], httpVersion: "2", useBinaryFormat: true, interceptors });
+        : createConnectTransport({
+            baseUrl: this.config.serviceUrls[name],
+            httpVersion: "2",
+            useBinaryFormat: true,
+            interceptors: [internalTokenInterceptor(this.config.internalToken)],
+          });
       this.transports.set(name, t);
     }
     return t;

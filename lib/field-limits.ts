@@ -177,10 +177,11 @@ function invalid(service: DescService, message: string): ConnectError {
 
 /** Server interceptor: refuses a request that breaks a declared limit before its handler runs. */
 export function fieldLimitsInterceptor(): Interceptor {
-  return (next) => async (req) => {
+  // Not async: a call within the limits goes on with the next layer's own promise.
+  return (next) => (req) => {
     if (!req.stream) {
       const violation = fieldLimitViolation(req.method.input, req.message);
-      if (violation) throw invalid(req.service, violation);
+      if (violation) return Promise.reject(invalid(req.service, violation));
     }
     return next(req);
   };

@@ -1,5 +1,6 @@
-import { timingSafeEqual, createHash } from "node:crypto";
+import { timingSafeEqual, hash } from "node:crypto";
 import { Code, ConnectError, createContextKey, type HandlerContext, type Interceptor } from "@connectrpc/connect";
+import { inMemoryCall } from "./local-transport.js";
 
 /** Request metadata that only holders of the internal token can set. */
 export const HEADER = {
@@ -21,7 +22,7 @@ export interface Caller {
 
 export const callerKey = createContextKey<Caller>({}, { description: "caller" });
 
-const digest = (s: string) => createHash("sha256").update(s).digest();
+const digest = (s: string) => hash("sha256", s, "buffer");
 
 /** Constant-time comparison of two secrets of any length. */
 export function secretsEqual(a: string, b: string): boolean {
@@ -29,15 +30,19 @@ export function secretsEqual(a: string, b: string): boolean {
 }
 
 /**
- * Server side: every call must carry the internal token; the identity headers that come with
- * it are put into the context. Anything else is rejected before a handler runs.
+ * Server side: every call over the network must carry the internal token (a call in memory never
+ * crossed one); the identity headers that come with it are put into the context. Anything else
+ * is rejected before a handler runs.
  */
 export function internalAuthInterceptor(token: string): Interceptor {
   const expected = digest(token);
-  return (next) => async (req) => {
-    const presented = req.header.get(HEADER.internalToken) ?? "";
-    if (!presented || !timingSafeEqual(digest(presented), expected)) {
-      throw new ConnectError("internal token required", Code.Unauthenticated);
+  // Not async: a layer that only checks hands on the next one's promise (an async one costs each call a promise and ticks).
+  return (next) => (req) => {
+    if (!req.contextValues.get(inMemoryCall)) {
+      const presented = req.header.get(HEADER.internalToken) ?? "";
+      if (!presented || !timingSafeEqual(digest(presented), expected)) {
+        return Promise.reject(new ConnectError("internal token required", Code.Unauthenticated));
+      }
     }
     const caller: Caller = {};
     const userId = req.header.get(HEADER.userId);

@@ -2,6 +2,7 @@ import { create, type DescMessage, type DescMethod, type DescService, type Messa
 import {
   Code,
   ConnectError,
+  createContextKey,
   createContextValues,
   type ConnectRouter,
   type ContextValues,
@@ -23,6 +24,87 @@ const CALL_FINISHED = new ConnectError("the call has finished", Code.Canceled);
 const NEVER = new AbortController().signal;
 
 const key = (service: DescService, method: { name: string }) => `${service.typeName}/${method.name}`;
+
+/**
+ * Set on every call this transport makes: the call never left this process. No network caller
+ * can set a context value, so a server interceptor may trust it (the internal token guards the
+ * network ports, not calls in memory).
+ */
+export const inMemoryCall = createContextKey(false, { description: "a call in memory" });
+
+/**
+ * The headers of a call in memory: what undici's Headers does for the names and values RPC
+ * metadata uses (names case-insensitive, values trimmed, appended values joined by ", ",
+ * Set-Cookie kept apart, iteration in name order), over a Map. undici's own, with its WebIDL
+ * checks on every get and set, cost more per call than the interceptors that use it.
+ */
+export class MemoryHeaders implements Headers {
+  private readonly byName = new Map<string, string>();
+  private cookies?: string[];
+
+  constructor(init?: HeadersInit) {
+    if (!init) return;
+    if (Symbol.iterator in init) for (const [name, value] of init as Iterable<[string, string]>) this.append(name, value);
+    else for (const name of Object.keys(init)) this.append(name, init[name]);
+  }
+
+  append(name: string, value: string): void {
+    const k = name.toLowerCase();
+    const v = String(value).trim();
+    if (k === "set-cookie") (this.cookies ??= []).push(v);
+    const had = this.byName.get(k);
+    this.byName.set(k, had === undefined ? v : `${had}, ${v}`);
+  }
+
+  set(name: string, value: string): void {
+    const k = name.toLowerCase();
+    const v = String(value).trim();
+    if (k === "set-cookie") this.cookies = [v];
+    this.byName.set(k, v);
+  }
+
+  get(name: string): string | null {
+    return this.byName.get(name.toLowerCase()) ?? null;
+  }
+
+  has(name: string): boolean {
+    return this.byName.has(name.toLowerCase());
+  }
+
+  delete(name: string): void {
+    const k = name.toLowerCase();
+    if (k === "set-cookie") this.cookies = undefined;
+    this.byName.delete(k);
+  }
+
+  getSetCookie(): string[] {
+    return [...(this.cookies ?? [])];
+  }
+
+  forEach(callback: (value: string, name: string, parent: Headers) => void, thisArg?: unknown): void {
+    for (const [name, value] of this) callback.call(thisArg, value, name, this);
+  }
+
+  *entries(): IterableIterator<[string, string]> {
+    const names = [...this.byName.keys()].sort();
+    for (const name of names) {
+      if (name === "set-cookie") for (const cookie of this.cookies ?? []) yield [name, cookie];
+      else yield [name, this.byName.get(name)!];
+    }
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+}
 
 /**
  * A handler's context for a call in memory. What a handler rarely asks for is made only when it
@@ -66,11 +148,16 @@ class LocalContext implements HandlerContext {
   }
 
   get responseHeader(): Headers {
-    return (this.headers ??= new Headers());
+    return (this.headers ??= new MemoryHeaders());
   }
 
   get responseTrailer(): Headers {
-    return (this.trailers ??= new Headers());
+    return (this.trailers ??= new MemoryHeaders());
+  }
+
+  /** The response's headers and trailers as the handler left them (none made when it set none). */
+  answer(): { header: Headers; trailer: Headers } {
+    return { header: this.headers ?? new MemoryHeaders(), trailer: this.trailers ?? new MemoryHeaders() };
   }
 
   /** The call has ended: the signal, if one was made, aborts, and its deadline timer stops. */
@@ -123,7 +210,7 @@ export function createLocalTransport(
     const ctx = new LocalContext(req.service, req.method, req.url, req.header, req.contextValues, req.signal, (req as LocalRequest).timeoutMs);
     try {
       const output = await impl(req.message, ctx);
-      return { stream: false, service: req.service, method: req.method, header: ctx.responseHeader, trailer: ctx.responseTrailer, message: create(req.method.output as DescMessage, output as never) } as UnaryResponse;
+      return { stream: false, service: req.service, method: req.method, ...ctx.answer(), message: create(req.method.output as DescMessage, output as never) } as UnaryResponse;
     } finally {
       ctx.finish();
     }
@@ -147,6 +234,8 @@ export function createLocalTransport(
       input: MessageInitShape<I>,
       contextValues?: ReturnType<typeof createContextValues>,
     ): Promise<UnaryResponse<I, O>> {
+      const values = contextValues ?? createContextValues();
+      values.set(inMemoryCall, true);
       const request: LocalRequest = {
         stream: false,
         service: method.parent,
@@ -154,8 +243,8 @@ export function createLocalTransport(
         requestMethod: "POST",
         url: `local:/${key(method.parent, method)}`,
         signal: signal ?? NEVER,
-        header: new Headers(header),
-        contextValues: contextValues ?? createContextValues(),
+        header: new MemoryHeaders(header),
+        contextValues: values,
         message: create(method.input, input),
         timeoutMs,
       } as unknown as LocalRequest;

@@ -1,4 +1,5 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import type { DescMethod } from "@bufbuild/protobuf";
 import { Registry } from "prom-client";
 
 /** Latency buckets of the request histograms, in seconds. */
@@ -40,13 +41,16 @@ abstract class LabelledSeries<S extends { labels: Labels }> {
     registry.registerMetric(this as never);
   }
 
-  protected seriesOf(values: readonly string[], make: (labels: Labels) => S): S {
-    const key = values.join("\u0000");
+  /** A new series of these labels. */
+  protected abstract fresh(labels: Labels): S;
+
+  protected seriesOf(values: readonly string[]): S {
+    const key = values.length === 1 ? values[0] : values.join("\u0000");
     let s = this.series.get(key);
     if (!s) {
       const labels: Labels = {};
       this.labelNames.forEach((n, i) => (labels[n] = values[i]));
-      s = make(labels);
+      s = this.fresh(labels);
       this.series.set(key, s);
     }
     return s;
@@ -56,8 +60,12 @@ abstract class LabelledSeries<S extends { labels: Labels }> {
 export class SeriesCounter extends LabelledSeries<{ labels: Labels; value: number }> {
   readonly type = "counter";
 
+  protected fresh(labels: Labels) {
+    return { labels, value: 0 };
+  }
+
   inc(values: readonly string[]): void {
-    this.seriesOf(values, (labels) => ({ labels, value: 0 })).value++;
+    this.seriesOf(values).value++;
   }
 
   /** What prom-client's registry reads. */
@@ -73,10 +81,19 @@ export class SeriesHistogram extends LabelledSeries<{ labels: Labels; counts: nu
     super(name, help, labelNames, registry);
   }
 
+  protected fresh(labels: Labels) {
+    return { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
+  }
+
   observe(values: readonly string[], value: number): void {
-    const s = this.seriesOf(values, (labels) => ({ labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 }));
-    const i = this.buckets.findIndex((bound) => value <= bound);
-    if (i >= 0) s.counts[i]++;
+    const s = this.seriesOf(values);
+    const { buckets } = this;
+    for (let i = 0; i < buckets.length; i++) {
+      if (value <= buckets[i]) {
+        s.counts[i]++;
+        break;
+      }
+    }
     s.sum += value;
     s.count++;
   }
@@ -95,6 +112,15 @@ export class SeriesHistogram extends LabelledSeries<{ labels: Labels; counts: nu
     });
     return { name: this.name, help: this.help, type: this.type, aggregator: "sum", values };
   }
+}
+
+const rpcNames = new WeakMap<DescMethod, string>();
+
+/** `tracking.v1.TimeEntryService/GetCurrentTimeEntry`: the `rpc` label of a method. */
+function rpcName(method: DescMethod): string {
+  let name = rpcNames.get(method);
+  if (name === undefined) rpcNames.set(method, (name = `${method.parent.typeName}/${method.name}`));
+  return name;
 }
 
 /**
@@ -122,7 +148,7 @@ export class RpcMetrics {
       code = codeName(ConnectError.from(err).code);
       throw err;
     } finally {
-      const rpc = `${req.service.typeName}/${req.method.name}`;
+      const rpc = rpcName(req.method);
       this.latency.observe([rpc], (performance.now() - started) / 1000);
       this.requests.inc([rpc, code]);
     }

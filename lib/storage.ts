@@ -3,20 +3,20 @@ import type { Clock } from "./clock.js";
 import type { EventBus } from "./bus.js";
 import type { Logger } from "./logger.js";
 import type { ConnectError } from "@connectrpc/connect";
-import { isDeadlock, isUniqueViolation, openDatabase, type Knex, type Migration } from "./db.js";
+import { isConflictVictim, isUniqueViolation, openDatabase, type Knex, type Migration } from "./db.js";
 import { OutboxRelay, outboxMigration, recordEvent, type DomainEvent } from "./events.js";
 import { Mailer, mailOutboxMigration, type RecordMail } from "./mailer.js";
 import { unavailable } from "./errors.js";
 
-/** Runs of a transaction that deadlocked, in all; after the last the caller is told to try again (503). */
+/** Runs of a transaction that lost a conflict (isConflictVictim), in all; after the last the caller is told to try again (503). */
 const MAX_ATTEMPTS = 8;
 
 /**
- * How long a deadlock's victim waits before it runs again: a random part of a window that
+ * How long a conflict's victim waits before it runs again: a random part of a window that
  * doubles with each attempt (5 ms, 10 ms, ... at most 200 ms), so that the writers that collided
  * do not collide again in step.
  */
-function deadlockBackoffMs(attempt: number): number {
+function conflictBackoffMs(attempt: number): number {
   return Math.random() * Math.min(5 * 2 ** (attempt - 1), 200);
 }
 
@@ -65,9 +65,9 @@ export class ServiceStorage {
 
   /**
    * Runs `work` and the events and mails it records in one transaction. Concurrent writers can deadlock
-   * in MySQL (locking reads take gap locks where new rows go): the victim, rolled back with its
-   * outbox rows, runs again after a random pause, up to MAX_ATTEMPTS times in all, then answers
-   * `unavailable`. A unique-key violation becomes the error the call declares. Mails go out after
+   * in MySQL (locking reads take gap locks where new rows go), and in SQLite a transaction that read
+   * cannot write once another process wrote: the victim, rolled back with its outbox rows, runs
+   * again after a random pause, up to MAX_ATTEMPTS times in all, then answers `unavailable`. A unique-key violation becomes the error the call declares. Mails go out after
    * the commit (never for a change that failed).
    */
   async change<T>(work: (trx: Knex.Transaction, emit: Emit, mail: RecordMail) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
@@ -93,9 +93,9 @@ export class ServiceStorage {
         if (mailed) this.mailer?.kick();
         return result;
       } catch (err) {
-        if (isDeadlock(err)) {
+        if (isConflictVictim(err)) {
           if (attempt >= MAX_ATTEMPTS) throw unavailable("The change collided with concurrent changes; try again");
-          await new Promise((resolve) => setTimeout(resolve, deadlockBackoffMs(attempt)));
+          await new Promise((resolve) => setTimeout(resolve, conflictBackoffMs(attempt)));
           continue;
         }
         if (options.onDuplicate && isUniqueViolation(err)) throw options.onDuplicate();

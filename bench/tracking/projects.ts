@@ -2,7 +2,7 @@ import * as http from "node:http";
 import { randomBytes } from "node:crypto";
 import { connectDatabase, isMysql, type Knex } from "../../lib/db.js";
 import { seededRandom } from "../../lib/seeded-random.js";
-import { cpuCell, httpGet, measure, tableLine, warmUp, type Measurement } from "../measure.js";
+import { compare, cpuCell, httpGet, ROUNDS, tableLine, type ComparedPath, type Measurement } from "../measure.js";
 import { log, startProcess, stopProcess } from "../support.js";
 import type { ChildProcess } from "node:child_process";
 import type { TrackingSection } from "../tracking.js";
@@ -145,20 +145,17 @@ export const projectsSection: TrackingSection = {
       for (const s of scenarios) {
         const matches = await count(s.query);
         if (matches === 0) throw new Error(`${s.name}: no project`);
-        const paths: [string, () => Promise<boolean>, number | undefined][] = [
-          ["gateway (HTTP)", async () => (await httpGet(agent, ports.gateway, gatewayPath(s.query), auth)).status === 200, sys.process.pid],
-          ["bare server (HTTP)", async () => (await httpGet(agent, ports.bare, `/projects${s.query}`, {})).status === 200, bare.pid],
+        const paths: ComparedPath[] = [
+          { path: "gateway (HTTP)", request: async () => (await httpGet(agent, ports.gateway, gatewayPath(s.query), auth)).status === 200, serverPid: sys.process.pid },
+          { path: "bare server (HTTP)", request: async () => (await httpGet(agent, ports.bare, `/projects${s.query}`, {})).status === 200, serverPid: bare.pid },
         ];
-        for (const [path, request, pid] of paths) {
-          await warmUp(request, { concurrency, seconds, serverPid: pid });
-          rows.push({ scenario: s.name, path, matches, m: await measure(requests, request, { concurrency, seconds, serverPid: pid }) });
-        }
+        for (const { path, m } of await compare(paths, requests, { concurrency, seconds })) rows.push({ scenario: s.name, path, matches, m });
         log(`  ${s.name}: ${rows.slice(-2).map((r) => `${r.path} ${r.m.rps.toFixed(0)} req/s`).join(", ")}`);
       }
       agent.destroy();
 
       const out = [
-        `tracking project list, ${PROJECTS} projects, ${USERS} users, ${visible} active projects visible to the member, ${sys.mode}, concurrency ${concurrency}, ${requests} requests or ${seconds} s per row`,
+        `tracking project list, ${PROJECTS} projects, ${USERS} users, ${visible} active projects visible to the member, ${sys.mode}, concurrency ${concurrency}, ${requests} requests or ${seconds} s per row, in ${ROUNDS} rounds taken in turn with the other path`,
         tableLine(["query", "path", "page rows", "requests", "req/s", "p50 ms", "p99 ms", "errors", "server CPU ms/req", "bench CPU ms/req"]),
         tableLine(["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]),
         ...rows.map((r) =>

@@ -1,6 +1,6 @@
 import Fastify from "fastify";
 import { loadConfig } from "../../lib/config.js";
-import { connectDatabase } from "../../lib/db.js";
+import { connectDatabase, isConflictVictim, type Knex } from "../../lib/db.js";
 import { newestFirst } from "../../services/tracking/time-entries/rules.js";
 import { runningEntry, timeEntries, userEntries } from "../../services/tracking/time-entries/store.js";
 
@@ -29,10 +29,21 @@ app.get("/since", async (req) => {
   return send(rows.map((r: Record<string, unknown>) => timeEntries.read(r)).sort(newestFirst));
 });
 app.get("/current", async () => send((await runningEntry(db, userId)) ?? null));
+/** A transaction, run again when it loses a conflict with another process's write, as the service's changes are (lib/storage.ts). */
+async function change<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction(work);
+    } catch (err) {
+      if (!isConflictVictim(err) || attempt >= 8) throw err;
+    }
+  }
+}
+
 /** A start: stop the running row and insert a running one, in one transaction. */
 app.post("/start", async () => {
   const now = new Date(Math.floor(Date.now() / 1000) * 1000);
-  const id = await db.transaction(async (trx) => {
+  const id = await change(async (trx) => {
     const running = await trx(timeEntries.table).where("running_user_id", userId).first().forUpdate();
     if (running) await trx(timeEntries.table).where("id", running.id).update({ stop: now, duration: 0, running_user_id: null, at: new Date() });
     const [inserted] = await trx(timeEntries.table).insert({
@@ -46,7 +57,7 @@ app.post("/start", async () => {
 /** A stop: the row locked, then stopped. */
 app.patch("/stop/:id", async (req) => {
   const id = Number((req.params as { id: string }).id);
-  const row = await db.transaction(async (trx) => {
+  const row = await change(async (trx) => {
     const running = await trx(timeEntries.table).where("id", id).first().forUpdate();
     await trx(timeEntries.table).where("id", id).update({ stop: new Date(), duration: 0, running_user_id: null, at: new Date() });
     return running;

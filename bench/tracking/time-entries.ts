@@ -1,6 +1,6 @@
 import * as http from "node:http";
 import { connectDatabase, isMysql, type Knex } from "../../lib/db.js";
-import { cpuCell, httpGet, measure, tableLine, warmUp, type Measurement } from "../measure.js";
+import { compare, cpuCell, httpGet, ROUNDS, tableLine, type ComparedPath, type Measurement } from "../measure.js";
 import { log, startProcess, stopProcess } from "../support.js";
 import type { TrackingBench, TrackingSection } from "../tracking.js";
 
@@ -85,7 +85,13 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
         req.on("error", reject);
         req.end(data);
       });
-    const ok = async (p: Promise<{ status: number }>) => (await p).status === 200;
+    // A failure counts as an error of its row; the first few are shown, to say what failed.
+    let shown = 0;
+    const ok = async (p: Promise<{ status: number; body: string }>) => {
+      const res = await p.catch((err: Error) => ({ status: 0, body: err.message }));
+      if (res.status !== 200 && shown++ < 5) log(`  failed: ${res.status} ${res.body.slice(0, 300)}`);
+      return res.status === 200;
+    };
     const lateFrom = day(now - 60 * DAY);
     const lateTo = day(now - 30 * DAY);
     const earlyFrom = day(now - YEARS * 365 * DAY + 10 * DAY);
@@ -103,41 +109,35 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
     for (const [scenario, gwPath, barePath] of reads) {
       const check = await httpGet(agent, gw, gwPath, auth);
       if (check.status !== 200) throw new Error(`${gwPath}: ${check.status} ${check.body.slice(0, 200)}`);
-      const paths: [string, () => Promise<boolean>, number | undefined][] = [
-        ["gateway (HTTP)", () => ok(httpGet(agent, gw, gwPath, auth)), system.process.pid],
-        ["bare server (HTTP)", () => ok(httpGet(agent, system.ports.bare, barePath, {})), bareProcess.pid],
+      const paths: ComparedPath[] = [
+        { path: "gateway (HTTP)", request: () => ok(httpGet(agent, gw, gwPath, auth)), serverPid: system.process.pid },
+        { path: "bare server (HTTP)", request: () => ok(httpGet(agent, system.ports.bare, barePath, {})), serverPid: bareProcess.pid },
       ];
-      for (const [path, request, pid] of paths) {
-        await warmUp(request, { concurrency: CONCURRENCY, seconds: SECONDS, serverPid: pid });
-        rows.push({ scenario, path, m: await measure(REQUESTS, request, { concurrency: CONCURRENCY, seconds: SECONDS, serverPid: pid }) });
-      }
+      for (const { path, m } of await compare(paths, REQUESTS, { concurrency: CONCURRENCY, seconds: SECONDS })) rows.push({ scenario, path, m });
       const entries = Array.isArray(JSON.parse(check.body)) ? (JSON.parse(check.body) as unknown[]).length : 1;
       log(`  ${scenario} (${entries} entries): ${rows.slice(-2).map((r) => `${r.path} ${r.m.rps.toFixed(0)} req/s`).join(", ")}`);
     }
     // Pairs: one user's timer, so one pair at a time (a start stops the one that runs).
-    const pairs: [string, () => Promise<boolean>, number | undefined][] = [
-      [
-        "gateway (HTTP)",
-        async () => {
+    const pairs: ComparedPath[] = [
+      {
+        path: "gateway (HTTP)",
+        request: async () => {
           const s = await send(gw, "POST", `/api/v9/workspaces/${ws}/time_entries`, { created_with: "bench", start: new Date().toISOString().slice(0, 19) + "Z" });
           if (s.status !== 200) return false;
           return ok(send(gw, "PATCH", `/api/v9/workspaces/${ws}/time_entries/${JSON.parse(s.body).id}/stop`));
         },
-        system.process.pid,
-      ],
-      [
-        "bare server (HTTP)",
-        async () => {
+        serverPid: system.process.pid,
+      },
+      {
+        path: "bare server (HTTP)",
+        request: async () => {
           const s = await send(system.ports.bare, "POST", "/start");
           return s.status === 200 && ok(send(system.ports.bare, "PATCH", `/stop/${JSON.parse(s.body).id}`));
         },
-        bareProcess.pid,
-      ],
+        serverPid: bareProcess.pid,
+      },
     ];
-    for (const [path, request, pid] of pairs) {
-      await warmUp(request, { concurrency: 1, seconds: SECONDS, serverPid: pid });
-      rows.push({ scenario: "start-then-stop pair", path, m: await measure(REQUESTS, request, { concurrency: 1, seconds: SECONDS, serverPid: pid }) });
-    }
+    for (const { path, m } of await compare(pairs, REQUESTS, { concurrency: 1, seconds: SECONDS })) rows.push({ scenario: "start-then-stop pair", path, m });
     agent.destroy();
   } finally {
     await stopProcess(bareProcess);
@@ -145,7 +145,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
   }
 
   const out: string[] = [];
-  out.push(`time entries, one user with ${ENTRIES} entries over ${YEARS} years, ${system.mode}, concurrency ${CONCURRENCY} (pairs: 1), ${REQUESTS} requests or ${SECONDS} s per row`);
+  out.push(`time entries, one user with ${ENTRIES} entries over ${YEARS} years, ${system.mode}, concurrency ${CONCURRENCY} (pairs: 1), ${REQUESTS} requests or ${SECONDS} s per row, in ${ROUNDS} rounds taken in turn with the other path`);
   out.push(tableLine(["query", "path", "requests", "req/s", "p50 ms", "p99 ms", "errors", "server CPU ms/req", "bench CPU ms/req"]));
   out.push(tableLine(["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]));
   for (const r of rows) {

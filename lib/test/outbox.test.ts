@@ -8,7 +8,7 @@ import { ManualClock } from "../clock.js";
 import { InProcessBus, type BusMessage, type EventBus } from "../bus.js";
 import { ServiceStorage } from "../storage.js";
 import { cleanUp, STACK_MODE, testEnv } from "../../test/support/harness.js";
-import type { Migration } from "../db.js";
+import { connectDatabase, isConnectionFailure, type Migration } from "../db.js";
 
 const things: Migration = {
   name: "0001_things",
@@ -33,8 +33,7 @@ class FlakyBus implements EventBus {
   async close() {}
 }
 
-async function open(t: { teardown(fn: () => unknown): void }, bus: EventBus) {
-  const config = loadConfig(testEnv());
+async function open(t: { teardown(fn: () => unknown): void }, bus: EventBus, config = loadConfig(testEnv())) {
   const storage = await ServiceStorage.open({ config, clock: new ManualClock(new Date("2025-03-01T12:00:00Z")), bus, log: createLogger("silent") }, "tracking", [things]);
   t.teardown(async () => {
     await storage.close();
@@ -124,4 +123,29 @@ t.test("a transaction that deadlocks runs again and records its events once", { 
   t.equal(runs.ab + runs.ba, 3, "the victim ran again once");
   const actions = (await storage.db("outbox").select("id")).length;
   t.equal(actions, 2, "one event of each, none of the rolled-back run");
+});
+
+t.test("a SQLite transaction that read before another process wrote runs again and records its events once", { skip: STACK_MODE && "SQLite only" }, async (t) => {
+  const config = loadConfig(testEnv());
+  const storage = await open(t, new InProcessBus(), config);
+  // Another process on the same file (the admin command, a benchmark's server): its own connection.
+  const other = await connectDatabase(config, "tracking");
+  t.teardown(() => other.destroy());
+  let runs = 0;
+  await storage.change(async (trx, emit) => {
+    runs++;
+    await trx("things").select("name");
+    // Between this transaction's read and its write, the other connection writes and commits.
+    if (runs === 1) await other("things").insert({ name: "theirs" });
+    await trx("things").insert({ name: `ours ${runs}` });
+    await emit({ workspaceId: "1", entity: "client", action: "created", objectId: "x" });
+  });
+  t.equal(runs, 2, "the first run was refused (SQLITE_BUSY_SNAPSHOT) and ran again");
+  t.same((await storage.db("things").orderBy("name").pluck("name")), ["ours 2", "theirs"], "only the second run's row");
+  t.equal((await storage.db("outbox").select("id")).length, 1, "one event, none of the refused run");
+});
+
+t.test("SQLite's extended busy codes are a database too busy, not a fault of the request", async (t) => {
+  for (const code of ["SQLITE_BUSY", "SQLITE_BUSY_SNAPSHOT", "SQLITE_BUSY_TIMEOUT"]) t.ok(isConnectionFailure({ code }), code);
+  t.notOk(isConnectionFailure({ code: "SQLITE_CONSTRAINT_UNIQUE" }));
 });

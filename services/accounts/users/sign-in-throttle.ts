@@ -1,7 +1,7 @@
 import { createHash, randomInt } from "node:crypto";
 import type { ConnectError } from "@connectrpc/connect";
 import type { Clock } from "../../../lib/clock.js";
-import { dbDate, isDeadlock, isUniqueViolation, type Knex } from "../../../lib/db.js";
+import { dbDate, isConflictVictim, isUniqueViolation, type Knex } from "../../../lib/db.js";
 import { tooManyRequests } from "../../../lib/errors.js";
 
 /** How many failed password checks an account may have within the window. */
@@ -109,7 +109,7 @@ export class SignInThrottle {
     try {
       await this.db("sign_in_failures").where("failed_at", "<=", this.cutoff(now)).delete();
     } catch (err) {
-      if (!isDeadlock(err)) throw err;
+      if (!isConflictVictim(err)) throw err;
     }
   }
 
