@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import type { ChildProcess } from "node:child_process";
 import { loadConfig, type Config } from "../lib/config.js";
 import { cleanUp, freePort } from "../test/support/harness.js";
-import { cpuMs, startProcess, stopProcess } from "./support.js";
+import { cpuMs, log, startProcess, stopProcess } from "./support.js";
 
 /**
  * What the HTTP benchmarks share: the whole system started in a child process on its own data
@@ -126,6 +126,12 @@ export async function compare(paths: ComparedPath[], count: number, options: Omi
     for (const [i, p] of paths.entries()) {
       samples[i].push(await sample(Math.ceil(count / ROUNDS), p.request, { ...options, seconds: options.seconds / ROUNDS, serverPid: p.serverPid }));
     }
+    const figures = paths.map((p, i) => {
+      const s = samples[i][round];
+      const cpu = s.serverCpuMs === undefined ? "" : `, ${(s.serverCpuMs / s.latencies.length).toFixed(3)} CPU ms/req`;
+      return `${p.path} ${(s.latencies.length / s.seconds).toFixed(0)} req/s${cpu}`;
+    });
+    log(`    round ${round + 1}: ${figures.join("; ")}`);
   }
   return paths.map((p, i) => ({ path: p.path, m: summarize(samples[i]) }));
 }
@@ -140,6 +146,16 @@ export const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 /** Runs `request` for WARMUP_SECONDS, measuring nothing. */
 export async function warmUp(request: () => Promise<boolean>, options: LoadOptions): Promise<void> {
   await measure(Number.MAX_SAFE_INTEGER, request, { ...options, seconds: WARMUP_SECONDS });
+}
+
+/**
+ * A keep-alive agent for `concurrency` requests at a time whose idle connections close after 2 s,
+ * before the servers' own keep-alive timeout (the gateway's is 5 s). A path's connections idle
+ * while the other path runs its round; one the server closed just as the client sent on it
+ * would fail that request (ECONNRESET).
+ */
+export function benchAgent(concurrency: number): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets: concurrency, timeout: 2_000 });
 }
 
 /** GET on a loopback port with the given headers; resolves with the status and the body. */

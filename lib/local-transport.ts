@@ -39,7 +39,8 @@ export const inMemoryCall = createContextKey(false, { description: "a call in me
  * checks on every get and set, cost more per call than the interceptors that use it.
  */
 export class MemoryHeaders implements Headers {
-  private readonly byName = new Map<string, string>();
+  /** Made by the first value: most headers of a call in memory (its answer's) stay empty. */
+  private byName?: Map<string, string>;
   private cookies?: string[];
 
   constructor(init?: HeadersInit) {
@@ -52,29 +53,30 @@ export class MemoryHeaders implements Headers {
     const k = name.toLowerCase();
     const v = String(value).trim();
     if (k === "set-cookie") (this.cookies ??= []).push(v);
-    const had = this.byName.get(k);
-    this.byName.set(k, had === undefined ? v : `${had}, ${v}`);
+    const byName = (this.byName ??= new Map());
+    const had = byName.get(k);
+    byName.set(k, had === undefined ? v : `${had}, ${v}`);
   }
 
   set(name: string, value: string): void {
     const k = name.toLowerCase();
     const v = String(value).trim();
     if (k === "set-cookie") this.cookies = [v];
-    this.byName.set(k, v);
+    (this.byName ??= new Map()).set(k, v);
   }
 
   get(name: string): string | null {
-    return this.byName.get(name.toLowerCase()) ?? null;
+    return this.byName?.get(name.toLowerCase()) ?? null;
   }
 
   has(name: string): boolean {
-    return this.byName.has(name.toLowerCase());
+    return this.byName?.has(name.toLowerCase()) ?? false;
   }
 
   delete(name: string): void {
     const k = name.toLowerCase();
     if (k === "set-cookie") this.cookies = undefined;
-    this.byName.delete(k);
+    this.byName?.delete(k);
   }
 
   getSetCookie(): string[] {
@@ -86,10 +88,10 @@ export class MemoryHeaders implements Headers {
   }
 
   *entries(): IterableIterator<[string, string]> {
-    const names = [...this.byName.keys()].sort();
-    for (const name of names) {
+    const byName = this.byName ?? new Map<string, string>();
+    for (const name of [...byName.keys()].sort()) {
       if (name === "set-cookie") for (const cookie of this.cookies ?? []) yield [name, cookie];
-      else yield [name, this.byName.get(name)!];
+      else yield [name, byName.get(name)!];
     }
   }
 
@@ -115,7 +117,7 @@ export class MemoryHeaders implements Headers {
 class LocalContext implements HandlerContext {
   readonly protocolName = "local";
   readonly requestMethod = "POST";
-  readonly timeoutMs: () => number | undefined;
+  private readonly deadline?: number;
   private controller?: AbortController;
   private timer?: NodeJS.Timeout;
   private headers?: Headers;
@@ -130,8 +132,11 @@ class LocalContext implements HandlerContext {
     private readonly requestSignal: AbortSignal,
     timeoutMs: number | undefined,
   ) {
-    const deadline = timeoutMs === undefined ? undefined : Date.now() + timeoutMs;
-    this.timeoutMs = () => (deadline === undefined ? undefined : deadline - Date.now());
+    if (timeoutMs !== undefined) this.deadline = Date.now() + timeoutMs;
+  }
+
+  timeoutMs(): number | undefined {
+    return this.deadline === undefined ? undefined : this.deadline - Date.now();
   }
 
   get signal(): AbortSignal {
@@ -203,9 +208,15 @@ export function createLocalTransport(
   options: { clientInterceptors: Interceptor[]; serverInterceptors: Interceptor[] },
 ): Transport {
   const impls = collectImplementations(routes);
+  /** The handlers by method descriptor: no name is built per call. */
+  const byMethod = new WeakMap<DescMethod, UnaryHandler | undefined>();
+  const implOf = (req: UnaryRequest) => {
+    if (!byMethod.has(req.method)) byMethod.set(req.method, impls.get(key(req.service, req.method)));
+    return byMethod.get(req.method);
+  };
   /** The handler of the request's method, with its context. */
   const dispatch: Next = async (req) => {
-    const impl = impls.get(key(req.service, req.method));
+    const impl = implOf(req);
     if (!impl) throw new ConnectError(`${key(req.service, req.method)} is not implemented`, Code.Unimplemented);
     const ctx = new LocalContext(req.service, req.method, req.url, req.header, req.contextValues, req.signal, (req as LocalRequest).timeoutMs);
     try {

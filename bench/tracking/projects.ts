@@ -1,8 +1,7 @@
-import * as http from "node:http";
 import { randomBytes } from "node:crypto";
 import { connectDatabase, isMysql, type Knex } from "../../lib/db.js";
 import { seededRandom } from "../../lib/seeded-random.js";
-import { compare, cpuCell, httpGet, ROUNDS, tableLine, type ComparedPath, type Measurement } from "../measure.js";
+import { benchAgent, compare, cpuCell, httpGet, ROUNDS, tableLine, type ComparedPath, type Measurement } from "../measure.js";
 import { log, startProcess, stopProcess } from "../support.js";
 import type { ChildProcess } from "node:child_process";
 import type { TrackingSection } from "../tracking.js";
@@ -122,7 +121,7 @@ export const projectsSection: TrackingSection = {
       children.push(bare);
       const auth = { authorization: `Basic ${Buffer.from(`${member.token}:api_token`).toString("base64")}` };
       const gatewayPath = (query: string) => `/api/v9/workspaces/${owner.workspaceId}/projects${query}`;
-      const agent = new http.Agent({ keepAlive: true, maxSockets: concurrency });
+      const agent = benchAgent(concurrency);
       const count = async (query: string) => {
         const res = await httpGet(agent, ports.gateway, gatewayPath(query), auth);
         if (res.status !== 200) throw new Error(`${query}: ${res.status} ${res.body.slice(0, 200)}`);

@@ -1,6 +1,6 @@
 import * as http from "node:http";
 import { connectDatabase, isMysql, type Knex } from "../../lib/db.js";
-import { compare, cpuCell, httpGet, ROUNDS, tableLine, type ComparedPath, type Measurement } from "../measure.js";
+import { benchAgent, compare, cpuCell, httpGet, ROUNDS, tableLine, type ComparedPath, type Measurement } from "../measure.js";
 import { log, startProcess, stopProcess } from "../support.js";
 import type { TrackingBench, TrackingSection } from "../tracking.js";
 
@@ -14,7 +14,8 @@ import type { TrackingBench, TrackingSection } from "../tracking.js";
  * start-then-stop pairs (POST a running entry, PATCH its stop).
  *
  * Start-then-stop pairs run one at a time (one user has one timer). Environment: BENCH_TIME_ENTRIES
- * (100000), and the runner's concurrency, requests and seconds per row.
+ * (100000), BENCH_READS (names of reads to run, comma-separated prefixes: `since,current`), and the
+ * runner's concurrency, requests and seconds per row.
  */
 
 const ENTRIES = Number(process.env.BENCH_TIME_ENTRIES ?? 100_000);
@@ -72,7 +73,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
   })();
   const rows: Row[] = [];
   try {
-    const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    const agent = benchAgent(CONCURRENCY);
     const send = (port: number, method: string, path: string, body?: unknown) =>
       new Promise<{ status: number; body: string }>((resolve, reject) => {
         const data = body === undefined ? undefined : JSON.stringify(body);
@@ -106,7 +107,8 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
       ["since an hour ago", `/api/v9/me/time_entries?since=${since}`, `/since?since=${since}`],
       ["current", "/api/v9/me/time_entries/current", "/current"],
     ];
-    for (const [scenario, gwPath, barePath] of reads) {
+    const only = process.env.BENCH_READS?.split(",");
+    for (const [scenario, gwPath, barePath] of reads.filter(([scenario]) => !only || only.some((name) => scenario.startsWith(name)))) {
       const check = await httpGet(agent, gw, gwPath, auth);
       if (check.status !== 200) throw new Error(`${gwPath}: ${check.status} ${check.body.slice(0, 200)}`);
       const paths: ComparedPath[] = [
@@ -123,7 +125,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
         path: "gateway (HTTP)",
         request: async () => {
           const s = await send(gw, "POST", `/api/v9/workspaces/${ws}/time_entries`, { created_with: "bench", start: new Date().toISOString().slice(0, 19) + "Z" });
-          if (s.status !== 200) return false;
+          if (!(await ok(Promise.resolve(s)))) return false;
           return ok(send(gw, "PATCH", `/api/v9/workspaces/${ws}/time_entries/${JSON.parse(s.body).id}/stop`));
         },
         serverPid: system.process.pid,
@@ -132,7 +134,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
         path: "bare server (HTTP)",
         request: async () => {
           const s = await send(system.ports.bare, "POST", "/start");
-          return s.status === 200 && ok(send(system.ports.bare, "PATCH", `/stop/${JSON.parse(s.body).id}`));
+          return (await ok(Promise.resolve(s))) && ok(send(system.ports.bare, "PATCH", `/stop/${JSON.parse(s.body).id}`));
         },
         serverPid: bareProcess.pid,
       },

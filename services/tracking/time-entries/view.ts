@@ -105,8 +105,14 @@ function entryMessage(row: TimeEntryRow, rel: Related, view: EntryView): TimeEnt
   return entry;
 }
 
+/** What entries without tags refer to when neither meta fields nor sharing are asked for: nothing. */
+const NOTHING_RELATED: Related = { tags: new Map(), projects: new Map(), clients: new Map(), tasks: new Map() };
+
 /** The entries as the API answers them (in the order given), each workspace's references read once. */
 export async function entryMessages(db: Knex, rows: TimeEntryRow[], view: EntryView = {}): Promise<TimeEntry[]> {
+  // The common answer (a running timer, a few untagged entries) reads nothing more.
+  const refers = view.meta || rows.some((r) => r.tag_ids.length > 0 || (view.sharing && r.shared_with_user_ids.length > 0));
+  if (!refers) return rows.map((row) => entryMessage(row, NOTHING_RELATED, view));
   const byWorkspace = new Map<number, Related>();
   for (const workspace of new Set(rows.map((r) => r.workspace_id))) {
     byWorkspace.set(workspace, await related(db, workspace, rows.filter((r) => r.workspace_id === workspace), view));
