@@ -1,6 +1,6 @@
 import * as http from "node:http";
 import { benchListQuery, log, rssMiB, startProcess } from "./support.js";
-import { cpuCell, httpGet, measure as measureLoad, startBenchSystem, tableLine, type Measurement } from "./measure.js";
+import { benchAgent, compare, cpuCell, httpGet, ROUNDS, startBenchSystem, tableLine, type ComparedPath, type Measurement } from "./measure.js";
 import { connectDatabase, isMysql, type Knex } from "../lib/db.js";
 import { Directory } from "../lib/directory.js";
 import { HiringAdminService } from "../gen/hiring/v1/admin_pb.js";
@@ -17,7 +17,8 @@ import { candidateRow } from "../services/hiring/candidates.js";
  * dataset directly through the hiring store (the import's own row building, without the
  * import's 200,000 `test.finished` events, which would only measure the relay), then measures
  * four queries four ways, each at a fixed concurrency for a fixed number of requests (or
- * seconds, whichever ends first): through the gateway over HTTP; through a bare Fastify server
+ * seconds, whichever ends first), after a warm-up and in rounds the ways take in turn (bench/measure.ts
+ * `compare`): through the gateway over HTTP; through a bare Fastify server
  * that runs the same store queries and writes the rows as JSON (bench/bare-server.ts: what any
  * HTTP server in Node.js costs on top of the queries); the same queries issued by knex in this
  * process (the floor: what the service asks the database); and those again with the filtered
@@ -35,7 +36,6 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 30);
 const CHUNK = Number(process.env.BENCH_CHUNK ?? 2000);
-const WARMUP = 100;
 /** Only the scenarios whose name starts with this ("first", "90%", "filtered", "tags"). */
 const ONLY = process.env.BENCH_ONLY;
 
@@ -60,11 +60,6 @@ async function load(db: Knex, workspaceId: string): Promise<void> {
   }
   // MySQL refreshes index statistics by itself; SQLite's planner needs them gathered.
   if (!isMysql(db)) await db.raw("ANALYZE");
-}
-
-/** Runs `request` at the bench's concurrency, for `count` requests or SECONDS. */
-function measure(count: number, request: () => Promise<boolean>, serverPid?: number): Promise<Measurement> {
-  return measureLoad(count, request, { concurrency: CONCURRENCY, seconds: SECONDS, serverPid });
 }
 
 /** GET with the hiring API key. */
@@ -123,28 +118,24 @@ async function main(): Promise<void> {
     const rows: { scenario: string; path: string; m: Measurement; total: number }[] = [];
     for (const s of scenarios.filter((s) => !ONLY || s.name.startsWith(ONLY))) {
       const query = Object.keys(s.query).length ? `?${new URLSearchParams(s.query)}` : "";
-      // Keep-alive connections for one row only: an idle one may be closed by the server just as it is reused.
-      const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+      const agent = benchAgent(CONCURRENCY);
       const check = await get(agent, ports.gateway, `/api/v2/candidates${query}`, ws.apiKey);
       const body = JSON.parse(check.body) as { data: unknown[]; total: number };
       if (check.status !== 200 || body.data.length === 0) throw new Error(`${query}: ${check.status} ${check.body.slice(0, 200)}`);
-      const paths: [string, () => Promise<boolean>, number | undefined][] = [
-        ["gateway (HTTP)", async () => (await get(agent, ports.gateway, `/api/v2/candidates${query}`, ws.apiKey)).status === 200, system.pid],
-        ["bare server (HTTP)", async () => (await get(agent, ports.bare, `/candidates${query}`, ws.apiKey)).status === 200, bare.pid],
-        ["direct (knex)", () => direct(s.query), undefined],
-        ["direct, total counted (knex)", () => direct(s.query, new HiringStore(db!)), undefined],
+      const paths: ComparedPath[] = [
+        { path: "gateway (HTTP)", request: async () => (await get(agent, ports.gateway, `/api/v2/candidates${query}`, ws.apiKey)).status === 200, serverPid: system.pid },
+        { path: "bare server (HTTP)", request: async () => (await get(agent, ports.bare, `/candidates${query}`, ws.apiKey)).status === 200, serverPid: bare.pid },
+        { path: "direct (knex)", request: () => direct(s.query) },
+        { path: "direct, total counted (knex)", request: () => direct(s.query, new HiringStore(db!)) },
       ];
-      for (const [path, request, pid] of paths) {
-        await measure(WARMUP, request, pid);
-        rows.push({ scenario: s.name, path, m: await measure(REQUESTS, request, pid), total: body.total });
-      }
+      for (const { path, m } of await compare(paths, REQUESTS, { concurrency: CONCURRENCY, seconds: SECONDS })) rows.push({ scenario: s.name, path, m, total: body.total });
       agent.destroy();
       log(`  ${s.name}: ${rows.slice(-paths.length).map((r) => `${r.path} ${r.m.rps.toFixed(0)} req/s`).join(", ")}`);
     }
 
     const line = tableLine;
     const out: string[] = [];
-    out.push(`hiring candidate list, ${CANDIDATES} candidates (${listedCount} listed), ${mode}, concurrency ${CONCURRENCY}, ${REQUESTS} requests or ${SECONDS} s per row, limit 100`);
+    out.push(`hiring candidate list, ${CANDIDATES} candidates (${listedCount} listed), ${mode}, concurrency ${CONCURRENCY}, ${REQUESTS} requests or ${SECONDS} s per row in ${ROUNDS} rounds taken in turn with the other paths, limit 100`);
     out.push(line(["query", "path", "matches", "requests", "req/s", "p50 ms", "p99 ms", "errors", "server CPU ms/req", "bench CPU ms/req"]));
     out.push(line(["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]));
     for (const r of rows) {

@@ -107,16 +107,18 @@ export class Authenticator {
       return { [HEADER.hiringWorkspaceId]: workspaceId };
     }
     if (isPublic) return {};
-    // Only valid Basic credentials are remembered by their header: a burst's next request skips parsing it.
-    const byHeader = creds.authorization ? RememberedAuthentications.key(creds.authorization, undefined) : undefined;
-    const knownHeader = byHeader && this.remembered.get(byHeader);
+    // Looked up before the header is parsed: only valid Basic credentials are remembered by it.
+    const headerKey = creds.authorization ? RememberedAuthentications.key(creds.authorization, undefined) : undefined;
+    const knownHeader = headerKey && this.remembered.get(headerKey);
     if (knownHeader) return knownHeader;
     const basic = basicCredentials(creds.authorization);
     const session = basic ? undefined : cookieValue(creds.cookie, SESSION_COOKIE);
     if (!basic && !session) throw new AuthenticationFailed("missing credentials");
-    const rememberKey = basic ? byHeader! : RememberedAuthentications.key(undefined, session);
-    const known = basic ? undefined : this.remembered.get(rememberKey);
-    if (known) return known;
+    const rememberKey = basic ? headerKey! : RememberedAuthentications.key(undefined, session);
+    if (!basic) {
+      const knownSession = this.remembered.get(rememberKey);
+      if (knownSession) return knownSession;
+    }
     const { userId } = await this.identity
       .authenticate(basic ? { username: basic.username, password: basic.password } : { sessionToken: session })
       .catch(rejectUnauthenticated);

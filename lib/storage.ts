@@ -20,6 +20,23 @@ function conflictBackoffMs(attempt: number): number {
   return Math.random() * Math.min(5 * 2 ** (attempt - 1), 200);
 }
 
+/**
+ * Runs `transaction` (a whole transaction, from its start), again after a random pause while the
+ * database refuses it for a conflict with a concurrent one (isConflictVictim), up to MAX_ATTEMPTS
+ * runs in all; then the caller is told to try again (`unavailable`).
+ */
+export async function runAgainOnConflict<T>(transaction: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await transaction();
+    } catch (err) {
+      if (!isConflictVictim(err)) throw err;
+      if (attempt >= MAX_ATTEMPTS) throw unavailable("The change collided with concurrent changes; try again");
+      await new Promise((resolve) => setTimeout(resolve, conflictBackoffMs(attempt)));
+    }
+  }
+}
+
 /** Records events inside a transaction; they are published after it commits. */
 export type Emit = (event: DomainEvent) => Promise<string>;
 
@@ -67,15 +84,16 @@ export class ServiceStorage {
    * Runs `work` and the events and mails it records in one transaction. Concurrent writers can deadlock
    * in MySQL (locking reads take gap locks where new rows go), and in SQLite a transaction that read
    * cannot write once another process wrote: the victim, rolled back with its outbox rows, runs
-   * again after a random pause, up to MAX_ATTEMPTS times in all, then answers `unavailable`. A unique-key violation becomes the error the call declares. Mails go out after
-   * the commit (never for a change that failed).
+   * again (runAgainOnConflict). A unique-key violation becomes the error the call declares. Mails
+   * go out after the commit (never for a change that failed).
    */
   async change<T>(work: (trx: Knex.Transaction, emit: Emit, mail: RecordMail) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      let emitted = false;
-      let mailed = false;
-      try {
-        const result = await this.db.transaction(async (trx) =>
+    let emitted = false;
+    let mailed = false;
+    try {
+      const result = await runAgainOnConflict(() => {
+        emitted = mailed = false;
+        return this.db.transaction(async (trx) =>
           work(
             trx,
             (event) => {
@@ -89,18 +107,13 @@ export class ServiceStorage {
             },
           ),
         );
-        if (emitted) this.relay.kick();
-        if (mailed) this.mailer?.kick();
-        return result;
-      } catch (err) {
-        if (isConflictVictim(err)) {
-          if (attempt >= MAX_ATTEMPTS) throw unavailable("The change collided with concurrent changes; try again");
-          await new Promise((resolve) => setTimeout(resolve, conflictBackoffMs(attempt)));
-          continue;
-        }
-        if (options.onDuplicate && isUniqueViolation(err)) throw options.onDuplicate();
-        throw err;
-      }
+      });
+      if (emitted) this.relay.kick();
+      if (mailed) this.mailer?.kick();
+      return result;
+    } catch (err) {
+      if (options.onDuplicate && isUniqueViolation(err)) throw options.onDuplicate();
+      throw err;
     }
   }
 

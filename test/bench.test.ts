@@ -19,7 +19,7 @@ function run(script: string, env: Record<string, string>): Promise<{ code: numbe
 }
 
 t.test("bench:hiring runs and every row answers without errors", async (t) => {
-  const res = await run("bench/hiring.ts", { BENCH_CANDIDATES: "400", BENCH_CHUNK: "200", BENCH_REQUESTS: "30", BENCH_SECONDS: "5" });
+  const res = await run("bench/hiring.ts", { BENCH_CANDIDATES: "400", BENCH_CHUNK: "200", BENCH_REQUESTS: "30", BENCH_SECONDS: "5", BENCH_WARMUP_SECONDS: "0.2" });
   t.equal(res.code, 0, res.stderr.slice(-2000));
   const rows = res.stdout.split("\n").filter((l) => /^\| (first page|90% deep page|filtered page|tags filter) \|/.test(l));
   t.equal(rows.length, 16, "four queries, four ways each");

@@ -1,6 +1,7 @@
 import Fastify from "fastify";
 import { loadConfig } from "../../lib/config.js";
-import { connectDatabase, isConflictVictim, type Knex } from "../../lib/db.js";
+import { connectDatabase, type Knex } from "../../lib/db.js";
+import { runAgainOnConflict } from "../../lib/storage.js";
 import { newestFirst } from "../../services/tracking/time-entries/rules.js";
 import { runningEntry, timeEntries, userEntries } from "../../services/tracking/time-entries/store.js";
 
@@ -29,16 +30,8 @@ app.get("/since", async (req) => {
   return send(rows.map((r: Record<string, unknown>) => timeEntries.read(r)).sort(newestFirst));
 });
 app.get("/current", async () => send((await runningEntry(db, userId)) ?? null));
-/** A transaction, run again when it loses a conflict with another process's write, as the service's changes are (lib/storage.ts). */
-async function change<T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await db.transaction(work);
-    } catch (err) {
-      if (!isConflictVictim(err) || attempt >= 8) throw err;
-    }
-  }
-}
+/** A transaction, run again when it loses a conflict with another process's write, as the service's changes are. */
+const change = <T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> => runAgainOnConflict(() => db.transaction(work));
 
 /** A start: stop the running row and insert a running one, in one transaction. */
 app.post("/start", async () => {

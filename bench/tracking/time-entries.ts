@@ -88,11 +88,11 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
       });
     // A failure counts as an error of its row; the first few are shown, to say what failed.
     let shown = 0;
-    const ok = async (p: Promise<{ status: number; body: string }>) => {
-      const res = await p.catch((err: Error) => ({ status: 0, body: err.message }));
+    const succeeded = (res: { status: number; body: string }) => {
       if (res.status !== 200 && shown++ < 5) log(`  failed: ${res.status} ${res.body.slice(0, 300)}`);
       return res.status === 200;
     };
+    const ok = async (p: Promise<{ status: number; body: string }>) => succeeded(await p.catch((err: Error) => ({ status: 0, body: err.message })));
     const lateFrom = day(now - 60 * DAY);
     const lateTo = day(now - 30 * DAY);
     const earlyFrom = day(now - YEARS * 365 * DAY + 10 * DAY);
@@ -125,7 +125,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
         path: "gateway (HTTP)",
         request: async () => {
           const s = await send(gw, "POST", `/api/v9/workspaces/${ws}/time_entries`, { created_with: "bench", start: new Date().toISOString().slice(0, 19) + "Z" });
-          if (!(await ok(Promise.resolve(s)))) return false;
+          if (!succeeded(s)) return false;
           return ok(send(gw, "PATCH", `/api/v9/workspaces/${ws}/time_entries/${JSON.parse(s.body).id}/stop`));
         },
         serverPid: system.process.pid,
@@ -134,7 +134,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
         path: "bare server (HTTP)",
         request: async () => {
           const s = await send(system.ports.bare, "POST", "/start");
-          return (await ok(Promise.resolve(s))) && ok(send(system.ports.bare, "PATCH", `/stop/${JSON.parse(s.body).id}`));
+          return succeeded(s) && ok(send(system.ports.bare, "PATCH", `/stop/${JSON.parse(s.body).id}`));
         },
         serverPid: bareProcess.pid,
       },

@@ -37,6 +37,9 @@ async function rowsOf<Row extends { id: number }>(table: ScopedTable<Row>, db: K
 }
 const ids = (values: (number | null)[]) => [...new Set(values.filter((v): v is number => v !== null))];
 
+/** Whether sharing is asked for and some entry is shared: then the members' names are read. */
+const namesShared = (rows: TimeEntryRow[], view: EntryView) => view.sharing !== undefined && rows.some((r) => r.shared_with_user_ids.length > 0);
+
 /** What one workspace's entries refer to: live tags always, the meta entities when asked. */
 async function related(db: Knex, workspace: number, rows: TimeEntryRow[], view: EntryView): Promise<Related> {
   const out: Related = { tags: byId(await liveTags(db, workspace, ids(rows.flatMap((r) => r.tag_ids)))), projects: new Map(), clients: new Map(), tasks: new Map() };
@@ -46,7 +49,7 @@ async function related(db: Knex, workspace: number, rows: TimeEntryRow[], view: 
     out.clients = new Map((await rowsOf(clients, db, workspace, ids(found.map((p) => p.client_id)))).map((c) => [c.id, c.name]));
     out.tasks = new Map((await rowsOf(tasks, db, workspace, ids(rows.map((r) => r.task_id)))).map((t) => [t.id, t.name]));
   }
-  if (view.sharing && rows.some((r) => r.shared_with_user_ids.length > 0)) out.names = await view.sharing(workspace);
+  if (namesShared(rows, view)) out.names = await view.sharing!(workspace);
   return out;
 }
 
@@ -111,7 +114,7 @@ const NOTHING_RELATED: Related = { tags: new Map(), projects: new Map(), clients
 /** The entries as the API answers them (in the order given), each workspace's references read once. */
 export async function entryMessages(db: Knex, rows: TimeEntryRow[], view: EntryView = {}): Promise<TimeEntry[]> {
   // The common answer (a running timer, a few untagged entries) reads nothing more.
-  const refers = view.meta || rows.some((r) => r.tag_ids.length > 0 || (view.sharing && r.shared_with_user_ids.length > 0));
+  const refers = view.meta || namesShared(rows, view) || rows.some((r) => r.tag_ids.length > 0);
   if (!refers) return rows.map((row) => entryMessage(row, NOTHING_RELATED, view));
   const byWorkspace = new Map<number, Related>();
   for (const workspace of new Set(rows.map((r) => r.workspace_id))) {
