@@ -13,6 +13,10 @@ export interface RestRoute {
   /** Fastify path patterns (`:name` variables). */
   paths: string[];
   pathVariables: string[];
+  /** The request fields of the path variables, in their order. */
+  pathFields: DescField[];
+  /** The request fields a query parameter may set: all but the path variables' and the body field. */
+  queryFields: DescField[];
   option: Route;
   /** The response field that is the body, when the route names one. */
   responseField?: DescField;
@@ -85,6 +89,7 @@ export function collectRoutes(services: DescService[]): RestRoute[] {
         if (!responseField) throw new Error(`${where}: response field ${option.responseBody} does not exist`);
       }
       const headerFields = responseHeaders(where, method, option, responseField);
+      const pathFields = pathVariables.map((name) => method.input.fields.find((f) => f.name === name)!);
       routes.push({
         service,
         method,
@@ -93,6 +98,8 @@ export function collectRoutes(services: DescService[]): RestRoute[] {
         httpMethod,
         paths: templates.map((t) => t.path),
         pathVariables,
+        pathFields,
+        queryFields: method.input.fields.filter((f) => !pathFields.includes(f) && f !== bodyField),
         option,
         bodyField,
         responseField,

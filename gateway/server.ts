@@ -80,28 +80,25 @@ function sessionCookie(token: string, maxAge: number): string {
  * `body: "*"` the body's fields win over query parameters of the same name.
  */
 function requestMessage(route: RestRoute, req: FastifyRequest): Record<string, unknown> {
-  const input = route.method.input;
   const message: Record<string, unknown> = {};
   const query = (req.query ?? {}) as Record<string, string | string[]>;
   const params = (req.params ?? {}) as Record<string, string>;
-  for (const field of input.fields) {
-    if (route.pathVariables.includes(field.name) || field === route.bodyField) continue;
+  for (const field of route.queryFields) {
     // The proto name, or its JSON name where the real API's parameter is camel-case (teDeletionMode).
     const raw = query[field.name] ?? query[field.jsonName];
     if (raw !== undefined) message[field.localName] = coerceParam(field, raw);
   }
   if (route.option.body === "*") {
-    if (req.body !== undefined) Object.assign(message, decodeMessage(input, req.body));
+    if (req.body !== undefined) Object.assign(message, decodeMessage(route.method.input, req.body));
   } else if (route.bodyField) {
     const value = decodeField(route.bodyField, req.body);
     if (value !== undefined) message[route.bodyField.localName] = value;
   }
-  for (const name of route.pathVariables) {
-    const field = input.fields.find((f) => f.name === name)!;
+  for (const field of route.pathFields) {
     try {
-      message[field.localName] = coerceParam(field, params[name]);
+      message[field.localName] = coerceParam(field, params[field.name]);
     } catch {
-      throw new RestInputError(`Invalid ${name}`);
+      throw new RestInputError(`Invalid ${field.name}`);
     }
   }
   return message;

@@ -201,34 +201,37 @@ function describe(v: unknown): string {
   return v === null ? "null" : Array.isArray(v) ? "array" : typeof v;
 }
 
+function scalarError(name: string, v: unknown, expected: string): RestInputError {
+  return new RestInputError(`Invalid value for ${name}: expected ${expected}, got ${describe(v)}`);
+}
+
 function decodeScalar(type: ScalarType, v: unknown, name: string): unknown {
-  const fail = (expected: string) => new RestInputError(`Invalid value for ${name}: expected ${expected}, got ${describe(v)}`);
   if (type === ScalarType.STRING) {
-    if (typeof v !== "string") throw fail("string");
+    if (typeof v !== "string") throw scalarError(name, v, "string");
     return v;
   }
   if (type === ScalarType.BOOL) {
-    if (typeof v !== "boolean") throw fail("boolean");
+    if (typeof v !== "boolean") throw scalarError(name, v, "boolean");
     return v;
   }
   if (type === ScalarType.BYTES) {
-    if (typeof v !== "string") throw fail("base64 string");
+    if (typeof v !== "string") throw scalarError(name, v, "base64 string");
     return new Uint8Array(Buffer.from(v, "base64"));
   }
   if (type === ScalarType.DOUBLE || type === ScalarType.FLOAT) {
-    if (typeof v !== "number" || !Number.isFinite(v)) throw fail("number");
+    if (typeof v !== "number" || !Number.isFinite(v)) throw scalarError(name, v, "number");
     return v;
   }
   // Integers: a JSON number, or a string of digits for 64-bit values beyond 2^53.
   const text = typeof v === "number" ? (Number.isInteger(v) ? String(v) : "") : typeof v === "string" ? v : "";
-  if (!/^-?\d+$/.test(text)) throw fail("integer");
+  if (!/^-?\d+$/.test(text)) throw scalarError(name, v, "integer");
   const big = BigInt(text);
-  if (UNSIGNED.has(type) && big < 0n) throw fail("non-negative integer");
+  if (UNSIGNED.has(type) && big < 0n) throw scalarError(name, v, "non-negative integer");
   if (INT64_TYPES.has(type)) {
-    if (big > 9223372036854775807n || big < -9223372036854775808n) throw fail("64-bit integer");
+    if (big > 9223372036854775807n || big < -9223372036854775808n) throw scalarError(name, v, "64-bit integer");
     return big;
   }
-  if (INT32_TYPES.has(type) && (big > (UNSIGNED.has(type) ? 4294967295n : 2147483647n) || big < -2147483648n)) throw fail("32-bit integer");
+  if (INT32_TYPES.has(type) && (big > (UNSIGNED.has(type) ? 4294967295n : 2147483647n) || big < -2147483648n)) throw scalarError(name, v, "32-bit integer");
   return Number(big);
 }
 
@@ -330,30 +333,50 @@ export function decodeField(field: DescField, v: unknown): unknown {
   return decodeFieldValue(field, v, field.name);
 }
 
+/** Reads one query or path string as a field's value. */
+type ParamReader = (text: string) => unknown;
+
+/** How a field's query or path strings are read: worked out once per field, not per value. */
+function paramReader(field: DescField): ParamReader {
+  const type = field.fieldKind === "scalar" || (field.fieldKind === "list" && field.listKind === "scalar") ? field.scalar! : undefined;
+  const name = field.name;
+  if (type === undefined) {
+    return () => {
+      throw new RestInputError(`${name} cannot be given in the query`);
+    };
+  }
+  if (type === ScalarType.STRING) return (text) => text;
+  if (type === ScalarType.BOOL) {
+    return (text) => {
+      if (text === "true" || text === "1") return true;
+      if (text === "false" || text === "0") return false;
+      throw new RestInputError(`Invalid value for ${name}: expected true or false`);
+    };
+  }
+  if (type === ScalarType.DOUBLE || type === ScalarType.FLOAT) {
+    return (text) => {
+      const n = Number(text);
+      if (text.trim() === "" || !Number.isFinite(n)) throw new RestInputError(`Invalid value for ${name}: expected number`);
+      return n;
+    };
+  }
+  return (text) => decodeScalar(type, text, name);
+}
+
+const paramReaders = new WeakMap<DescField, ParamReader>();
+
 /**
  * Coerces query and path strings to a field's type: numbers, booleans, comma-separated or
  * repeated values for repeated fields.
  */
 export function coerceParam(field: DescField, raw: string | string[]): unknown {
-  const values = Array.isArray(raw) ? raw : [raw];
-  const one = (text: string): unknown => {
-    const type = field.fieldKind === "scalar" || (field.fieldKind === "list" && field.listKind === "scalar") ? field.scalar! : undefined;
-    if (type === undefined) throw new RestInputError(`${field.name} cannot be given in the query`);
-    if (type === ScalarType.STRING) return text;
-    if (type === ScalarType.BOOL) {
-      if (text === "true" || text === "1") return true;
-      if (text === "false" || text === "0") return false;
-      throw new RestInputError(`Invalid value for ${field.name}: expected true or false`);
-    }
-    if (type === ScalarType.DOUBLE || type === ScalarType.FLOAT) {
-      const n = Number(text);
-      if (text.trim() === "" || !Number.isFinite(n)) throw new RestInputError(`Invalid value for ${field.name}: expected number`);
-      return n;
-    }
-    return decodeScalar(type, text, field.name);
-  };
-  if (field.fieldKind === "list") {
-    return values.flatMap((v) => v.split(",")).filter((v) => v !== "").map(one);
+  let read = paramReaders.get(field);
+  if (!read) {
+    read = paramReader(field);
+    paramReaders.set(field, read);
   }
-  return one(values[values.length - 1]);
+  if (field.fieldKind === "list") {
+    return (Array.isArray(raw) ? raw : [raw]).flatMap((v) => v.split(",")).filter((v) => v !== "").map(read);
+  }
+  return read(Array.isArray(raw) ? raw[raw.length - 1] : raw);
 }

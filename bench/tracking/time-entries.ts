@@ -14,7 +14,7 @@ import type { TrackingBench, TrackingSection } from "../tracking.js";
  * start-then-stop pairs (POST a running entry, PATCH its stop).
  *
  * Start-then-stop pairs run one at a time (one user has one timer). Environment: BENCH_TIME_ENTRIES
- * (100000), BENCH_READS (names of reads to run, comma-separated prefixes: `since,current`), and the
+ * (100000), BENCH_READS (names of rows to run, comma-separated prefixes: `since,current,start`), and the
  * runner's concurrency, requests and seconds per row.
  */
 
@@ -120,6 +120,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
       log(`  ${scenario} (${entries} entries): ${rows.slice(-2).map((r) => `${r.path} ${r.m.rps.toFixed(0)} req/s`).join(", ")}`);
     }
     // Pairs: one user's timer, so one pair at a time (a start stops the one that runs).
+    const runPairs = !only || only.some((name) => "start-then-stop pair".startsWith(name));
     const pairs: ComparedPath[] = [
       {
         path: "gateway (HTTP)",
@@ -139,7 +140,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
         serverPid: bareProcess.pid,
       },
     ];
-    for (const { path, m } of await compare(pairs, REQUESTS, { concurrency: 1, seconds: SECONDS })) rows.push({ scenario: "start-then-stop pair", path, m });
+    if (runPairs) for (const { path, m } of await compare(pairs, REQUESTS, { concurrency: 1, seconds: SECONDS })) rows.push({ scenario: "start-then-stop pair", path, m });
     agent.destroy();
   } finally {
     await stopProcess(bareProcess);

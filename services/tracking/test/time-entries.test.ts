@@ -268,6 +268,30 @@ t.test("project and task must belong to the workspace, the task to the project; 
   t.notOk("pid" in cleared.body);
 });
 
+t.test("a private project is, to members outside it, no project: entries cannot name it or its tasks", async (t) => {
+  const secret = (await sys.api("POST", `/api/v9/workspaces/${ws}/projects`, { auth: owner.auth, body: { name: "Secret entries", is_private: true } })).body;
+  const open = (await sys.api("POST", `/api/v9/workspaces/${ws}/projects`, { auth: owner.auth, body: { name: "Open entries", is_private: false } })).body;
+  const secretTask = await task(secret.id, "Hidden work");
+  const start = "2025-03-07T08:00:00Z";
+  await expect400("POST", base, { created_with: "x", start, duration: 60, project_id: secret.id }, "Invalid project_id", member);
+  await expect400("POST", base, { created_with: "x", start, duration: 60, task_id: secretTask.id }, "Invalid project_id", member);
+  const mine = await create({ start, duration: 60, project_id: open.id }, member);
+  await expect400("PUT", `${base}/${mine.id}`, { project_id: secret.id }, "Invalid project_id", member);
+  const patched = await sys.api("PATCH", `${base}/${mine.id}`, { auth: member.auth, body: [{ op: "replace", path: "/project_id", value: secret.id }] });
+  t.same(patched.body, { success: [], failure: [{ id: mine.id, message: "Invalid project_id" }] });
+  t.equal((await sys.api("GET", `/api/v9/me/time_entries/${mine.id}`, { auth: member.auth })).body.project_id, open.id, "nothing changed");
+  t.equal((await create({ start, duration: 60, project_id: secret.id }, admin)).project_id, secret.id, "admins see every project");
+  const joined = await sys.api("POST", `/api/v9/workspaces/${ws}/project_users`, { auth: owner.auth, body: { project_id: secret.id, user_id: member.id } });
+  t.equal(joined.status, 200, joined.text);
+  t.equal((await create({ start, duration: 60, task_id: secretTask.id }, member)).project_id, secret.id, "a project user may");
+  // Losing access later does not block other edits of an entry that already has the project.
+  const kept = await create({ start, duration: 60, project_id: secret.id }, member);
+  await sys.api("DELETE", `/api/v9/workspaces/${ws}/project_users/${joined.body.id}`, { auth: owner.auth });
+  const edited = await sys.api("PUT", `${base}/${kept.id}`, { auth: member.auth, body: { description: "still mine" } });
+  t.equal(edited.status, 200, edited.text);
+  t.equal(edited.body.project_id, secret.id);
+});
+
 t.test("billable defaults to false and is kept as given", async (t) => {
   t.equal((await create({ start: "2025-03-04T08:00:00Z", duration: 1 })).billable, false);
   t.equal((await create({ start: "2025-03-04T09:00:00Z", duration: 1, billable: true })).billable, true);

@@ -2,6 +2,7 @@ import type { Knex } from "../../../lib/db.js";
 import { badRequest, forbidden } from "../../../lib/errors.js";
 import type { Emit } from "../../../lib/storage.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { canSee, type Viewer } from "../projects/access.js";
 import { projects } from "../projects/store.js";
 import { tasks } from "../tasks/store.js";
 import { insertTag } from "../tags/changes.js";
@@ -43,6 +44,8 @@ export interface ChangeContext {
   now: Date;
   /** The workspace's member ids (asked of the accounts service only when a change names users). */
   members: () => Promise<Set<number>>;
+  /** The caller as a viewer of the workspace's projects (made only when a change names a project). */
+  viewer: () => Promise<Viewer>;
 }
 
 export const invalidUser = () => badRequest("Invalid user_id");
@@ -57,14 +60,29 @@ async function owner(cx: ChangeContext, existing: TimeEntryRow | undefined, chan
   return change.userId;
 }
 
-/** Project and task after the change: both live in the workspace, the task in the project (a task alone brings its project). */
+/**
+ * Project and task after the change: both live in the workspace, the task in the project (a task
+ * alone brings its project). A project the change names or brings is one the caller may see: a
+ * private project of which they are no member is, to them, no project at all.
+ */
 async function projectAndTask(cx: ChangeContext, existing: TimeEntryRow | undefined, change: EntryChange) {
-  const ws = cx.scope.workspace;
-  let projectId = change.projectId !== undefined ? change.projectId : (existing?.project_id ?? null);
-  if (change.projectId !== undefined && change.projectId !== null && !(await projects.getLive(cx.trx, ws, BigInt(change.projectId)))) throw badRequest("Invalid project_id");
+  if (change.projectId !== undefined && change.projectId !== null) await checkVisibleProject(cx, change.projectId);
+  const result = await taskOf(cx, existing, change, change.projectId !== undefined ? change.projectId : (existing?.project_id ?? null));
+  const brought = change.projectId === undefined && result.projectId !== null && result.projectId !== existing?.project_id;
+  if (brought) await checkVisibleProject(cx, result.projectId!);
+  return result;
+}
+
+async function checkVisibleProject(cx: ChangeContext, projectId: number): Promise<void> {
+  const project = await projects.getLive(cx.trx, cx.scope.workspace, BigInt(projectId));
+  if (!project || !(await canSee(cx.trx, await cx.viewer(), project))) throw badRequest("Invalid project_id");
+}
+
+/** The task after the change, and the project it brings when the change names a task alone. */
+async function taskOf(cx: ChangeContext, existing: TimeEntryRow | undefined, change: EntryChange, projectId: number | null) {
   let taskId: number | null;
   if (change.taskId !== undefined && change.taskId !== null) {
-    const task = await tasks.getLive(cx.trx, ws, BigInt(change.taskId));
+    const task = await tasks.getLive(cx.trx, cx.scope.workspace, BigInt(change.taskId));
     if (!task) throw badRequest("Invalid task_id");
     if (projectId === null && change.projectId === undefined) projectId = task.project_id;
     if (task.project_id !== projectId) throw badRequest("Task does not belong to the project");

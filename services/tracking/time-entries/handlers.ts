@@ -3,12 +3,13 @@ import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { TimeEntryService, type TimeEntryBody } from "../../../gen/tracking/v1/time_entries_pb.js";
 import { applyEach, parseIdList, parsePatchOperations } from "../../../lib/bulk-patch.js";
-import { isUniqueViolation } from "../../../lib/db.js";
+import { isUniqueViolation, type Knex } from "../../../lib/db.js";
 import { badRequest, conflict, notFound, noAccess } from "../../../lib/errors.js";
 import { requireUser } from "../../../lib/identity.js";
 import { storageId } from "../../../lib/ids.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { viewerOf, type Viewer } from "../projects/access.js";
 import { deleteEntry, saveEntry, stopEntry, type ChangeContext, type EntryChange } from "./changes.js";
 import { ENTRY_PATCH_PATHS, patchChange } from "./patch.js";
 import { entryInstant, knownZone, listBound, newestFirst, parseDay, RECENT_DAYS, tagAction, withStartDate } from "./rules.js";
@@ -64,11 +65,17 @@ export function timeEntryHandlers({ storage, gate, clock, identity }: ResourceKi
     return () => (members ??= memberNames(scope.workspaceId).then((m) => new Set(m.keys())));
   }
 
+  /** The caller as a viewer of the workspace's projects, read (in the change's transaction) at most once per request. */
+  function viewerOnce(scope: WorkspaceScope): (trx: Knex.Transaction) => Promise<Viewer> {
+    let viewer: Promise<Viewer> | undefined;
+    return (trx) => (viewer ??= viewerOf(trx, identity, scope));
+  }
+
   /** One change with its context; the loser of a collision on a unique key runs again. */
-  async function change<T>(scope: WorkspaceScope, work: (cx: ChangeContext) => Promise<T>, memberIds = membersOnce(scope)): Promise<T> {
+  async function change<T>(scope: WorkspaceScope, work: (cx: ChangeContext) => Promise<T>, memberIds = membersOnce(scope), viewer = viewerOnce(scope)): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await storage.change((trx, emit) => work({ trx, emit, scope, now: clock.now(), members: memberIds }));
+        return await storage.change((trx, emit) => work({ trx, emit, scope, now: clock.now(), members: memberIds, viewer: () => viewer(trx) }));
       } catch (err) {
         if (!isUniqueViolation(err)) throw err;
         if (attempt >= MAX_ATTEMPTS) throw conflict("The time entry changed at the same time; try again");
@@ -86,9 +93,8 @@ export function timeEntryHandlers({ storage, gate, clock, identity }: ResourceKi
 
   const one = async (row: TimeEntryRow, v: EntryView) => (await entryMessages(db, [row], v))[0];
 
-  /** A date alone is read in the user's own time zone (their profile's). */
-  async function userZone(userId: bigint, raws: (string | undefined)[]): Promise<string> {
-    if (!raws.some((r) => r !== undefined && parseDay(r))) return "UTC";
+  /** A date alone is read in the user's own time zone (their profile's); asked only when a bound is a date alone. */
+  async function userZone(userId: bigint): Promise<string> {
     const profile = await identity.getUserProfile({ userId });
     return knownZone(profile.timezone);
   }
@@ -100,7 +106,8 @@ export function timeEntryHandlers({ storage, gate, clock, identity }: ResourceKi
         const q = userEntries(db, Number(userId));
         if (req.since !== undefined) q.where("at", ">=", new Date(Number(req.since) * 1000));
         else q.whereNull("server_deleted_at");
-        const zone = await userZone(userId, [req.before, req.startDate, req.endDate]);
+        const dayAlone = [req.before, req.startDate, req.endDate].some((r) => r !== undefined && parseDay(r));
+        const zone = dayAlone ? await userZone(userId) : "UTC";
         if (req.before !== undefined) q.where("start", "<", listBound(req.before, "before", zone));
         if ((req.startDate === undefined) !== (req.endDate === undefined)) throw badRequest("start_date and end_date must be given together");
         if (req.startDate !== undefined && req.endDate !== undefined) {
@@ -150,8 +157,8 @@ export function timeEntryHandlers({ storage, gate, clock, identity }: ResourceKi
         const scope = await gate.scope(ctx, req.workspaceId);
         const ids = parseIdList(req.timeEntryIds, { max: 100, invalid: "Invalid time entry IDs" });
         const input = patchChange(parsePatchOperations(req.operations ? toJson(ValueSchema, req.operations) : undefined, ENTRY_PATCH_PATHS));
-        const memberIds = membersOnce(scope);
-        const result = await applyEach(ids, (id) => change(scope, async (cx) => void (await saveEntry(cx, await entryForChange(cx, BigInt(id)), input)), memberIds));
+        const [memberIds, viewer] = [membersOnce(scope), viewerOnce(scope)];
+        const result = await applyEach(ids, (id) => change(scope, async (cx) => void (await saveEntry(cx, await entryForChange(cx, BigInt(id)), input)), memberIds, viewer));
         return { success: result.success.map(BigInt), failure: result.failure.map((f) => ({ id: BigInt(f.id), message: f.message })) };
       },
 
