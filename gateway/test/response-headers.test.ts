@@ -1,5 +1,7 @@
 import t from "tap";
 import { rmSync } from "node:fs";
+import { Writable } from "node:stream";
+import { pino } from "pino";
 import { create, createFileRegistry, setExtension, type DescService, type MessageInitShape } from "@bufbuild/protobuf";
 import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FileDescriptorProtoSchema, MethodOptionsSchema, ServiceOptionsSchema } from "@bufbuild/protobuf/wkt";
 import { Family, RouteSchema, family as familyOption, route as routeOption } from "../../gen/gateway/v1/annotations_pb.js";
@@ -129,4 +131,25 @@ t.test("the gateway answers the declared fields as headers and leaves them out o
   t.same(Object.keys(ok.content["application/json"].schema.properties), ["items"], "the body's schema leaves the header fields out");
   t.same(Object.keys(doc.paths["/x/touch"].get.responses["200"]), ["description", "headers"], "an empty body: headers, no content");
   t.equal(doc.paths["/x/plain"].get.responses["200"].headers, undefined);
+});
+
+t.test("an unexpected service error answers 500 and is logged with the request's id; answers that go well log nothing", async (t) => {
+  const service = contract({ Fails: { path: "/x/fails" }, Works: { path: "/x/works" } });
+  const config = loadConfig(testEnv());
+  t.teardown(() => rmSync(config.dataDir, { recursive: true, force: true }));
+  const directory = new Directory(config);
+  directory.registerLocal("tracking", (router) =>
+    router.service(service, { fails: () => Promise.reject(new Error("db password is hunter2")), works: () => ({ page: 1n }) } as never),
+  );
+  const lines: Record<string, unknown>[] = [];
+  const log = pino({ level: "info" }, new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) }));
+  const app = await buildGateway({ directory, log, ready: async () => true, services: [service], trustProxy: false });
+  t.teardown(() => app.close());
+  const works = await app.inject({ method: "GET", url: "/x/works" });
+  t.equal(works.statusCode, 200);
+  t.same(lines, [], "a request that goes well logs nothing");
+  const fails = await app.inject({ method: "GET", url: "/x/fails" });
+  t.same([fails.statusCode, JSON.parse(fails.body)], [500, "Internal Server Error"], "the details stay inside");
+  t.equal(lines.length, 1);
+  t.match(lines[0], { level: 50, msg: "service error", rpc: "Fails", reqId: String, err: { message: "internal error" } });
 });

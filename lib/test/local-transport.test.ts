@@ -1,11 +1,8 @@
 import t from "tap";
-import { Writable } from "node:stream";
-import { pino } from "pino";
 import { createClient, createContextValues } from "@connectrpc/connect";
 import { ClientService } from "../../gen/tracking/v1/clients_pb.js";
 import { caller, internalAuthInterceptor } from "../identity.js";
 import { createLocalTransport, inMemoryCall, MemoryHeaders } from "../local-transport.js";
-import { LazyChildLogger } from "../logger.js";
 
 /** The same steps on undici's Headers and on MemoryHeaders, compared after each. */
 t.test("MemoryHeaders answers as undici's Headers does for the same steps", async (t) => {
@@ -61,21 +58,3 @@ t.test("the same interceptor refuses a call that did not come in memory and has 
   await t.resolves(call(new Headers({ "x-internal-token": "the token" })), "the right token passes");
 });
 
-t.test("a request's lazy logger makes its child only when it logs, with the request's bindings", async (t) => {
-  const lines: string[] = [];
-  const sink = new Writable({ write: (chunk, _enc, done) => (lines.push(String(chunk)), done()) });
-  const parent = pino({ level: "warn" }, sink);
-  let children = 0;
-  const child = parent.child.bind(parent);
-  parent.child = ((...args: Parameters<typeof child>) => (children++, child(...args))) as typeof parent.child;
-  const log = new LazyChildLogger(parent, { reqId: "req-1" }, {});
-  t.equal(log.level, "warn", "the parent's level until a child is made");
-  log.info("not logged at warn");
-  t.equal(children, 1, "a call made the child (pino decides the level)");
-  const quiet = new LazyChildLogger(parent, { reqId: "req-2" }, {});
-  t.equal(children, 1, "a request that does not log makes none");
-  quiet.error({ rpc: "X" }, "service error");
-  t.equal(children, 2);
-  const line = JSON.parse(lines.at(-1)!);
-  t.match(line, { reqId: "req-2", rpc: "X", msg: "service error", level: 50 });
-});
