@@ -5,6 +5,7 @@ import type { Config, ServiceName } from "./config.js";
 import { createLogger, type Logger } from "./logger.js";
 import { internalAuthInterceptor, internalTokenInterceptor } from "./identity.js";
 import { createLocalTransport } from "./local-transport.js";
+import { answerOf } from "./interceptors.js";
 import { fieldLimitsInterceptor } from "./field-limits.js";
 import { isConnectionFailure } from "./db.js";
 import { rewrap, unavailable } from "./errors.js";
@@ -15,10 +16,8 @@ import { rewrap, unavailable } from "./errors.js";
  * error").
  */
 function unexpectedErrorLogger(log: Logger): Interceptor {
-  return (next) => async (req) => {
-    try {
-      return await next(req);
-    } catch (err) {
+  return (next) => (req) =>
+    answerOf(next, req).then(undefined, (err: unknown) => {
       if (err instanceof ConnectError) throw err;
       const rpc = `${req.service.typeName}/${req.method.name}`;
       if (isConnectionFailure(err)) {
@@ -27,8 +26,7 @@ function unexpectedErrorLogger(log: Logger): Interceptor {
       }
       log.error({ err, rpc }, "unexpected error in handler");
       throw err;
-    }
-  };
+    });
 }
 
 /** The interceptors every service runs on every call, whatever the transport. */

@@ -12,6 +12,7 @@ import {
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
+import { answerOf } from "./interceptors.js";
 
 type UnaryHandler = (request: unknown, context: HandlerContext) => Promise<unknown> | unknown;
 type Next = (req: UnaryRequest) => Promise<UnaryResponse>;
@@ -193,6 +194,10 @@ function collectImplementations(routes: (router: ConnectRouter) => void): Map<st
   return impls;
 }
 
+function asConnectError(err: unknown): never {
+  throw err instanceof ConnectError ? err : new ConnectError("internal error", Code.Internal, undefined, undefined, err);
+}
+
 function chain(next: Next, interceptors: Interceptor[]): Next {
   return interceptors.reduceRight((n, interceptor) => interceptor(n as never) as unknown as Next, next);
 }
@@ -214,30 +219,38 @@ export function createLocalTransport(
     if (!byMethod.has(req.method)) byMethod.set(req.method, impls.get(key(req.service, req.method)));
     return byMethod.get(req.method);
   };
-  /** The handler of the request's method, with its context. */
-  const dispatch: Next = async (req) => {
+  /**
+   * The handler of the request's method, with its context (ended once the answer is settled).
+   * Chained, not awaited: each layer of a call in memory that awaits costs the call a promise and ticks.
+   */
+  const dispatch: Next = (req) => {
     const impl = implOf(req);
-    if (!impl) throw new ConnectError(`${key(req.service, req.method)} is not implemented`, Code.Unimplemented);
+    if (!impl) return Promise.reject(new ConnectError(`${key(req.service, req.method)} is not implemented`, Code.Unimplemented));
     const ctx = new LocalContext(req.service, req.method, req.url, req.header, req.contextValues, req.signal, (req as LocalRequest).timeoutMs);
+    let output: Promise<unknown>;
     try {
-      const output = await impl(req.message, ctx);
-      return { stream: false, service: req.service, method: req.method, ...ctx.answer(), message: create(req.method.output as DescMessage, output as never) } as UnaryResponse;
-    } finally {
-      ctx.finish();
+      output = Promise.resolve(impl(req.message, ctx));
+    } catch (err) {
+      output = Promise.reject(err);
     }
+    return output.then(
+      (message) => {
+        ctx.finish();
+        return { stream: false, service: req.service, method: req.method, ...ctx.answer(), message: create(req.method.output as DescMessage, message as never) } as UnaryResponse;
+      },
+      (err: unknown) => {
+        ctx.finish();
+        throw err;
+      },
+    );
   };
   // Interceptors are chained once: a call builds no closures of its own.
   const server = chain(dispatch, options.serverInterceptors);
-  const serverSide: Next = async (req) => {
-    try {
-      return await server(req);
-    } catch (err) {
-      throw err instanceof ConnectError ? err : new ConnectError("internal error", Code.Internal, undefined, undefined, err);
-    }
-  };
+  /** The server side of a call: what is not a ConnectError leaves as `internal`, as from a Connect server. */
+  const serverSide: Next = (req) => answerOf(server, req).then(undefined, asConnectError);
   const call = chain(serverSide, options.clientInterceptors);
   const transport = {
-    async unary<I extends DescMessage, O extends DescMessage>(
+    unary<I extends DescMessage, O extends DescMessage>(
       method: DescMethod & { input: I; output: O },
       signal: AbortSignal | undefined,
       timeoutMs: number | undefined,
@@ -245,21 +258,25 @@ export function createLocalTransport(
       input: MessageInitShape<I>,
       contextValues?: ReturnType<typeof createContextValues>,
     ): Promise<UnaryResponse<I, O>> {
-      const values = contextValues ?? createContextValues();
-      values.set(inMemoryCall, true);
-      const request: LocalRequest = {
-        stream: false,
-        service: method.parent,
-        method,
-        requestMethod: "POST",
-        url: `local:/${key(method.parent, method)}`,
-        signal: signal ?? NEVER,
-        header: new MemoryHeaders(header),
-        contextValues: values,
-        message: create(method.input, input),
-        timeoutMs,
-      } as unknown as LocalRequest;
-      return (await call(request)) as unknown as UnaryResponse<I, O>;
+      try {
+        const values = contextValues ?? createContextValues();
+        values.set(inMemoryCall, true);
+        const request: LocalRequest = {
+          stream: false,
+          service: method.parent,
+          method,
+          requestMethod: "POST",
+          url: `local:/${key(method.parent, method)}`,
+          signal: signal ?? NEVER,
+          header: new MemoryHeaders(header),
+          contextValues: values,
+          message: create(method.input, input),
+          timeoutMs,
+        } as unknown as LocalRequest;
+        return call(request) as unknown as Promise<UnaryResponse<I, O>>;
+      } catch (err) {
+        return Promise.reject(err);
+      }
     },
     async stream(): Promise<never> {
       throw new ConnectError("streaming RPCs are not served in-process", Code.Unimplemented);

@@ -1,4 +1,5 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { answerOf } from "./interceptors.js";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Registry } from "prom-client";
 
@@ -139,20 +140,26 @@ export class RpcMetrics {
     this.latency = new SeriesHistogram("rpc_request_duration_seconds", "Time to answer an RPC, by procedure.", ["rpc"], this.registry);
   }
 
-  readonly interceptor: Interceptor = (next) => async (req) => {
+  // Chained, not awaited (an async layer costs every call a promise and ticks).
+  readonly interceptor: Interceptor = (next) => (req) => {
     const started = performance.now();
-    let code = "ok";
-    try {
-      return await next(req);
-    } catch (err) {
-      code = codeName(ConnectError.from(err).code);
-      throw err;
-    } finally {
-      const rpc = rpcName(req.method);
-      this.latency.observe([rpc], (performance.now() - started) / 1000);
-      this.requests.inc([rpc, code]);
-    }
+    const rpc = rpcName(req.method);
+    return answerOf(next, req).then(
+      (res) => {
+        this.record(rpc, started, "ok");
+        return res;
+      },
+      (err: unknown) => {
+        this.record(rpc, started, codeName(ConnectError.from(err).code));
+        throw err;
+      },
+    );
   };
+
+  private record(rpc: string, started: number, code: string): void {
+    this.latency.observe([rpc], (performance.now() - started) / 1000);
+    this.requests.inc([rpc, code]);
+  }
 
   /** The Prometheus text exposition, followed by what `more` adds (a service's own figures). */
   async exposition(more?: () => Promise<string>): Promise<string> {

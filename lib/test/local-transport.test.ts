@@ -1,8 +1,14 @@
 import t from "tap";
-import { createClient, createContextValues } from "@connectrpc/connect";
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import { Code, ConnectError, createClient, createContextValues, type Interceptor } from "@connectrpc/connect";
 import { ClientService } from "../../gen/tracking/v1/clients_pb.js";
 import { caller, internalAuthInterceptor } from "../identity.js";
 import { createLocalTransport, inMemoryCall, MemoryHeaders } from "../local-transport.js";
+import { RpcMetrics } from "../metrics.js";
+import { serverInterceptors } from "../directory.js";
+import { loadConfig } from "../config.js";
+import { testEnv } from "../../test/support/harness.js";
 
 /** The same steps on undici's Headers and on MemoryHeaders, compared after each. */
 t.test("MemoryHeaders answers as undici's Headers does for the same steps", async (t) => {
@@ -58,3 +64,42 @@ t.test("the same interceptor refuses a call that did not come in memory and has 
   await t.resolves(call(new Headers({ "x-internal-token": "the token" })), "the right token passes");
 });
 
+
+t.test("errors in memory: a handler's or interceptor's throw, sync or async, rejects the call; what is not a ConnectError is internal; metrics count each", async (t) => {
+  const metrics = new RpcMetrics("tracking");
+  const lines: Record<string, unknown>[] = [];
+  const log = pino({ level: "warn" }, new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) }));
+  let throwIn: "none" | "sync" | "async" | "refusal" | "interceptor" = "none";
+  const routes = (router: Parameters<Parameters<typeof createLocalTransport>[0]>[0]) =>
+    router.service(ClientService, {
+      listClients() {
+        if (throwIn === "sync") throw new Error("sync secret");
+        if (throwIn === "async") return Promise.reject(new Error("async secret"));
+        if (throwIn === "refusal") throw new ConnectError("Client name cannot be empty", Code.InvalidArgument);
+        return { clients: [] };
+      },
+    } as never);
+  const throwing: Interceptor = (next) => (req) => {
+    if (throwIn === "interceptor") throw new Error("interceptor secret");
+    return next(req);
+  };
+  const transport = createLocalTransport(routes, { clientInterceptors: [], serverInterceptors: [metrics.interceptor, ...serverInterceptors(loadConfig(testEnv()), log), throwing] });
+  const client = createClient(ClientService, transport);
+  const outcome = (p: Promise<unknown>) => p.then(() => "ok", (e: unknown) => (e instanceof ConnectError ? `${Code[e.code]}: ${e.rawMessage}` : `not a ConnectError: ${e}`));
+  const answers: string[] = [];
+  for (const mode of ["none", "sync", "async", "refusal", "interceptor"] as const) {
+    throwIn = mode;
+    answers.push(await outcome(client.listClients({ workspaceId: 1n })));
+  }
+  t.same(answers, ["ok", "Internal: internal error", "Internal: internal error", "InvalidArgument: Client name cannot be empty", "Internal: internal error"]);
+  t.same(lines.map((l) => [l.msg, (l.err as { message: string }).message]), [
+    ["unexpected error in handler", "sync secret"],
+    ["unexpected error in handler", "async secret"],
+    ["unexpected error in handler", "interceptor secret"],
+  ], "each unexpected error is logged inside, never answered");
+  const exposition = await metrics.exposition();
+  t.match(exposition, /rpc_requests_total\{rpc="tracking.v1.ClientService\/ListClients",code="ok",service="tracking"\} 1/);
+  // The metrics see the handler's own failure (not a ConnectError: `unknown`) before it is answered as `internal`.
+  t.match(exposition, /rpc_requests_total\{rpc="tracking.v1.ClientService\/ListClients",code="unknown",service="tracking"\} 3/);
+  t.match(exposition, /rpc_requests_total\{rpc="tracking.v1.ClientService\/ListClients",code="invalid_argument",service="tracking"\} 1/);
+});
