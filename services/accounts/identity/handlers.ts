@@ -52,11 +52,12 @@ export function identityHandlers({ storage, clock, auth }: AccountsKit) {
         const members = await workspaceMembers(storage.db, workspace);
         const groupsOf = await groupsOfUsers(storage.db, workspace.organization_id, members.map((m) => m.membership.user_id));
         return {
-          members: members.map(({ membership, profile }) => ({
+          members: members.map(({ membership, profile, beginningOfWeek }) => ({
             userId: BigInt(membership.user_id),
             email: profile.email,
             fullname: profile.fullname,
             timezone: profile.timezone,
+            beginningOfWeek,
             active: membership.active,
             admin: membership.admin,
             role: membership.role,

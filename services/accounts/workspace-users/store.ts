@@ -9,6 +9,8 @@ export interface WorkspaceMember {
   /** Undefined only for a membership whose user has no organization row (none is written so). */
   member?: OrganizationUserRow;
   profile: UserProfile;
+  /** The user's first day of the week, 0 (Sunday) to 6. */
+  beginningOfWeek: number;
 }
 
 /** The workspace (any organization), or undefined. */
@@ -34,7 +36,7 @@ export async function workspaceMembers(db: Knex, workspace: WorkspaceRow, name =
     .orderBy("wu.id")
     .select(
       "wu.id as wu_id", "wu.user_id as wu_user_id", "wu.admin as wu_admin", "wu.role as wu_role", "wu.active as wu_active",
-      "u.fullname as u_fullname", "u.email as u_email", "u.timezone as u_timezone",
+      "u.fullname as u_fullname", "u.email as u_email", "u.timezone as u_timezone", "u.beginning_of_week as u_beginning_of_week",
       "ou.id", "ou.organization_id", "ou.user_id", "ou.admin", "ou.owner", "ou.inactive", "ou.joined", "ou.role", "ou.rate", "ou.rate_last_updated",
       "ou.labour_cost", "ou.working_hours_in_minutes", "ou.created_at", "ou.updated_at",
     );
@@ -50,6 +52,7 @@ export async function workspaceMembers(db: Knex, workspace: WorkspaceRow, name =
     },
     member: raw.id === null || raw.id === undefined ? undefined : organizationUsers.read(raw),
     profile: { id: Number(raw.wu_user_id), fullname: String(raw.u_fullname), email: String(raw.u_email), timezone: String(raw.u_timezone) },
+    beginningOfWeek: Number(raw.u_beginning_of_week),
   }));
 }
 

@@ -103,14 +103,16 @@ export function knownZone(timeZone: string): string {
 
 /**
  * The latest period of a reminder that has ended at `now`, in the user's time zone: yesterday for a
- * daily reminder, last week (Monday 00:00 to Monday 00:00) for a weekly one.
+ * daily reminder, last week for a weekly one, from the user's first day of the week (`weekStart`,
+ * 0 Sunday to 6 Saturday; Monday by default) at 00:00 to the next.
  */
-export function lastEndedPeriod(frequency: number, now: Date, timeZone = "UTC"): Period {
+export function lastEndedPeriod(frequency: number, now: Date, timeZone = "UTC", weekStart = 1): Period {
   const zone = knownZone(timeZone);
   const wall = new Date(wallClock(now.getTime(), zone));
   const today: Day = { year: wall.getUTCFullYear(), month: wall.getUTCMonth() + 1, day: wall.getUTCDate() };
-  // getUTCDay: 0 is Sunday; days since the last Monday.
-  const end = frequency === 1 ? today : addDays(today, -((wall.getUTCDay() + 6) % 7));
+  // getUTCDay: 0 is Sunday; days since the week last began.
+  const firstWeekday = Number.isInteger(weekStart) && weekStart >= 0 && weekStart <= 6 ? weekStart : 1;
+  const end = frequency === 1 ? today : addDays(today, -((wall.getUTCDay() - firstWeekday + 7) % 7));
   const first = addDays(end, -frequency);
   return { start: midnight(first, zone), end: midnight(end, zone), firstDay: dayText(first), lastDay: dayText(addDays(end, -1)) };
 }

@@ -89,7 +89,7 @@ export class ReminderScheduler {
   private async settle(reminder: ReminderRow, now: Date): Promise<void> {
     // Each member's latest ended period in its own zone; one that ended before the reminder was made is not the reminder's.
     const due = (await this.targets(reminder))
-      .map((member) => ({ member, userId: Number(member.userId), period: lastEndedPeriod(reminder.frequency, now, member.timezone) }))
+      .map((member) => ({ member, userId: Number(member.userId), period: lastEndedPeriod(reminder.frequency, now, member.timezone, member.beginningOfWeek) }))
       .filter(({ period }) => period.end > reminder.created_at);
     if (due.length === 0) return;
     const { db } = this.storage;

@@ -237,7 +237,11 @@ t.test("periods are the member's days and weeks in its own time zone", async (t)
   t.same(iso(lastEndedPeriod(7, new Date("2026-03-08T16:00:00Z"), "Asia/Tokyo")), { start: "2026-03-01T15:00:00.000Z", end: "2026-03-08T15:00:00.000Z", firstDay: "2026-03-02", lastDay: "2026-03-08" }, "Monday 00:00 in Tokyo");
   t.same(iso(lastEndedPeriod(7, new Date("2026-03-09T00:00:00Z"))), { start: "2026-03-02T00:00:00.000Z", end: "2026-03-09T00:00:00.000Z", firstDay: "2026-03-02", lastDay: "2026-03-08" }, "a Monday's midnight ends the week");
   t.same(iso(lastEndedPeriod(1, new Date("2026-03-05T10:00:00Z"), "Nowhere/Special")), iso(lastEndedPeriod(1, new Date("2026-03-05T10:00:00Z"))), "an unknown zone is UTC");
+  t.same(iso(lastEndedPeriod(7, new Date("2026-03-09T00:00:00Z"), "UTC", 0)), { start: "2026-03-01T00:00:00.000Z", end: "2026-03-08T00:00:00.000Z", firstDay: "2026-03-01", lastDay: "2026-03-07" }, "weeks from Sunday");
+  t.same(iso(lastEndedPeriod(7, new Date("2026-03-07T00:00:00Z"), "UTC", 6)), { start: "2026-02-28T00:00:00.000Z", end: "2026-03-07T00:00:00.000Z", firstDay: "2026-02-28", lastDay: "2026-03-06" }, "weeks from Saturday: its midnight ends one");
+  t.same(iso(lastEndedPeriod(7, new Date("2026-03-09T00:00:00Z"), "UTC", 9)), iso(lastEndedPeriod(7, new Date("2026-03-09T00:00:00Z"))), "a day that is none: Monday");
 });
+
 
 t.test("a member in New York is reminded of its own day, once it has ended there", async (t) => {
   clock.set(new Date("2026-03-18T12:00:00Z"));
@@ -256,4 +260,26 @@ t.test("a member in New York is reminded of its own day, once it has ended there
   const mail = mailsTo(newYorker).at(-1)!.mail;
   t.equal(mail.subject, "Reminder: you tracked 2 h 00 min yesterday");
   t.match(mail.text ?? "", /\(2026-03-18, America\/New_York\)/);
+});
+
+t.test("a weekly reminder follows the member's own first day of the week", async (t) => {
+  const sundayStarter = await sys.signup("sundaystarter");
+  await addMember(accounts, organizationId, sundayStarter, { workspaces: [wid] });
+  const me = await sys.api("PUT", "/api/v9/me", { auth: sundayStarter.auth, body: { beginning_of_week: 0 } });
+  t.equal(me.status, 200, me.text);
+  clock.set(new Date("2026-04-08T12:00:00Z"));
+  const made = await create({ frequency: 7, threshold: 2, user_ids: [sundayStarter.id, member.id] });
+  const id = made.body.reminder_id;
+  const sent = smtp.received.length;
+  await track(sundayStarter, "2026-04-11T10:00:00Z", "2026-04-11T11:00:00Z");
+  clock.set(new Date("2026-04-12T00:05:00Z"));
+  await scheduler.tick();
+  t.same(await checks(id), [{ user_id: sundayStarter.id, tracked_seconds: 3600, mailed: true }], "Sunday's midnight ends the Sunday starter's week, not the member's");
+  await smtp.until(sent + 1);
+  for (let i = 0; i < 100 && mailsTo(sundayStarter).length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+  t.match(mailsTo(sundayStarter).at(-1)?.mail.text, /2026-04-05 to 2026-04-11, UTC/);
+  clock.set(new Date("2026-04-13T00:05:00Z"));
+  await scheduler.tick();
+  t.same((await checks(id)).map((c) => c.user_id).sort((a, b) => a - b), [sundayStarter.id, member.id].sort((a, b) => a - b), "Monday's midnight ends the member's");
+  await sys.api("DELETE", `${base}/${id}`, { auth: owner.auth });
 });
