@@ -165,11 +165,11 @@ export function isConflictVictim(err: unknown): boolean {
   return code === "ER_LOCK_DEADLOCK" || code === "SQLITE_BUSY_SNAPSHOT";
 }
 
-/** MySQL client and server codes of a database that cannot be reached or went away. */
+/** MySQL and SQLite codes of a database that cannot be reached or went away (SQLite's busy codes: see below). */
 const CONNECTION_FAILURES = new Set([
   "ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EHOSTUNREACH", "ENOTFOUND", "EPIPE",
   "PROTOCOL_CONNECTION_LOST", "PROTOCOL_SEQUENCE_TIMEOUT", "ER_CON_COUNT_ERROR", "ER_SERVER_SHUTDOWN", "ER_ACCESS_DENIED_ERROR",
-  "SQLITE_BUSY", "SQLITE_IOERR", "SQLITE_FULL", "SQLITE_CANTOPEN",
+  "SQLITE_IOERR", "SQLITE_FULL", "SQLITE_CANTOPEN",
 ]);
 
 /**
@@ -178,7 +178,7 @@ const CONNECTION_FAILURES = new Set([
  */
 export function isConnectionFailure(err: unknown): boolean {
   const e = err as { code?: string; fatal?: boolean; name?: string };
-  // SQLite's extended busy codes (SQLITE_BUSY_SNAPSHOT, ...) are busy too.
+  // SQLITE_BUSY and its extended codes (SQLITE_BUSY_SNAPSHOT, ...): the database is too busy.
   return e?.name === "KnexTimeoutError" || e?.fatal === true || (typeof e?.code === "string" && (CONNECTION_FAILURES.has(e.code) || e.code.startsWith("SQLITE_BUSY")));
 }
 

@@ -227,13 +227,7 @@ export function createLocalTransport(
     const impl = implOf(req);
     if (!impl) return Promise.reject(new ConnectError(`${key(req.service, req.method)} is not implemented`, Code.Unimplemented));
     const ctx = new LocalContext(req.service, req.method, req.url, req.header, req.contextValues, req.signal, (req as LocalRequest).timeoutMs);
-    let output: Promise<unknown>;
-    try {
-      output = Promise.resolve(impl(req.message, ctx));
-    } catch (err) {
-      output = Promise.reject(err);
-    }
-    return output.then(
+    return answerOf(impl, req.message, ctx).then(
       (message) => {
         ctx.finish();
         return { stream: false, service: req.service, method: req.method, ...ctx.answer(), message: create(req.method.output as DescMessage, message as never) } as UnaryResponse;

@@ -108,7 +108,8 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
       ["current", "/api/v9/me/time_entries/current", "/current"],
     ];
     const only = process.env.BENCH_READS?.split(",");
-    for (const [scenario, gwPath, barePath] of reads.filter(([scenario]) => !only || only.some((name) => scenario.startsWith(name)))) {
+    const picked = (scenario: string) => !only || only.some((name) => scenario.startsWith(name));
+    for (const [scenario, gwPath, barePath] of reads.filter(([scenario]) => picked(scenario))) {
       const check = await httpGet(agent, gw, gwPath, auth);
       if (check.status !== 200) throw new Error(`${gwPath}: ${check.status} ${check.body.slice(0, 200)}`);
       const paths: ComparedPath[] = [
@@ -120,7 +121,6 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
       log(`  ${scenario} (${entries} entries): ${rows.slice(-2).map((r) => `${r.path} ${r.m.rps.toFixed(0)} req/s`).join(", ")}`);
     }
     // Pairs: one user's timer, so one pair at a time (a start stops the one that runs).
-    const runPairs = !only || only.some((name) => "start-then-stop pair".startsWith(name));
     const pairs: ComparedPath[] = [
       {
         path: "gateway (HTTP)",
@@ -140,7 +140,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
         serverPid: bareProcess.pid,
       },
     ];
-    if (runPairs) for (const { path, m } of await compare(pairs, REQUESTS, { concurrency: 1, seconds: SECONDS })) rows.push({ scenario: "start-then-stop pair", path, m });
+    if (picked("start-then-stop pair")) for (const { path, m } of await compare(pairs, REQUESTS, { concurrency: 1, seconds: SECONDS })) rows.push({ scenario: "start-then-stop pair", path, m });
     agent.destroy();
   } finally {
     await stopProcess(bareProcess);

@@ -81,7 +81,7 @@ export function projectHandlers({ storage, gate, clock, identity }: ResourceKit)
       async getProject(req, ctx) {
         const scope = await gate.scope(ctx, req.workspaceId);
         const row = await projects.getLive(db, scope.workspace, req.projectId);
-        if (!row || !(await canSee(db, await viewerOf(db, identity, scope), row))) throw noProject();
+        if (!row || !(await canSee(db, () => viewerOf(db, identity, scope), row))) throw noProject();
         return { project: (await projectMessages(db, [row], clock.now()))[0] };
       },
 

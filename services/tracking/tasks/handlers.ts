@@ -21,7 +21,7 @@ export function taskHandlers({ storage, gate, clock, identity }: ResourceKit) {
   /** The live project of the path that the caller sees (400 "Invalid project_id" otherwise). */
   async function projectOf(q: Knex, scope: WorkspaceScope, projectId: bigint): Promise<ProjectRow> {
     const project = await projects.getLive(q, scope.workspace, projectId);
-    if (!project || !(await canSee(q, await viewerOf(q, identity, scope), project))) throw noProject();
+    if (!project || !(await canSee(q, () => viewerOf(q, identity, scope), project))) throw noProject();
     return project;
   }
 

@@ -44,7 +44,7 @@ export interface ChangeContext {
   now: Date;
   /** The workspace's member ids (asked of the accounts service only when a change names users). */
   members: () => Promise<Set<number>>;
-  /** The caller as a viewer of the workspace's projects (made only when a change names a project). */
+  /** Reads the caller as a viewer of the workspace's projects (only a private project needs it). */
   viewer: () => Promise<Viewer>;
 }
 
@@ -75,7 +75,7 @@ async function projectAndTask(cx: ChangeContext, existing: TimeEntryRow | undefi
 
 async function checkVisibleProject(cx: ChangeContext, projectId: number): Promise<void> {
   const project = await projects.getLive(cx.trx, cx.scope.workspace, BigInt(projectId));
-  if (!project || !(await canSee(cx.trx, await cx.viewer(), project))) throw badRequest("Invalid project_id");
+  if (!project || !(await canSee(cx.trx, cx.viewer, project))) throw badRequest("Invalid project_id");
 }
 
 /** The task after the change, and the project it brings when the change names a task alone. */
