@@ -81,13 +81,13 @@ export async function startSystem(options: {
       const instance = await FACTORIES[name]({ config, clock, bus, directory, log: log.child({ service: name }) });
       services.set(name, instance);
       rpcMetrics.set(name, new RpcMetrics(name));
-      directory.registerLocal(name, instance.routes, [rpcMetrics.get(name)!.interceptor]);
+      directory.registerLocal(name, instance.routes, [rpcMetrics.get(name)!.interceptor], [instance.access]);
     }
     for (const [name, instance] of services) {
       const metrics = rpcMetrics.get(name)!;
       const l = await serveConnect({
         routes: instance.routes,
-        interceptors: [metrics.interceptor, ...serverInterceptors(config, log.child({ service: name }))],
+        interceptors: [metrics.interceptor, ...serverInterceptors(config, log.child({ service: name })), instance.access],
         ready: () => instance.ready(),
         metrics: () => metrics.exposition(instance.metrics?.bind(instance)),
         port: config.ports[name],

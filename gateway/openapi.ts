@@ -98,7 +98,7 @@ export function openApiDocument(routes: RestRoute[]): Schema {
     const operation: Schema = {
       operationId: `${route.service.name}.${route.method.name}`,
       tags: [route.service.name],
-      security: route.option.public ? [] : route.family === Family.HIRING ? [{ bearer: [] }] : [{ basic: [] }, { session: [] }],
+      security: route.public ? [] : route.family === Family.HIRING ? [{ bearer: [] }] : [{ basic: [] }, { session: [] }],
       parameters,
       ...(requestBody ? { requestBody } : {}),
       responses: {

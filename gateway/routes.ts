@@ -1,5 +1,6 @@
 import { getOption, type DescField, type DescMethod, type DescService } from "@bufbuild/protobuf";
-import { Family, family as familyOption, route as routeOption, type Route } from "../gen/gateway/v1/annotations_pb.js";
+import { Family, Scope, family as familyOption, route as routeOption, type Access, type Route } from "../gen/gateway/v1/annotations_pb.js";
+import { accessOf } from "../lib/access.js";
 import { SERVICE_NAMES, type ServiceName } from "../lib/config.js";
 
 /** One REST endpoint, read from an RPC's route option. */
@@ -18,6 +19,10 @@ export interface RestRoute {
   /** The request fields a query parameter may set: all but the path variables' and the body field. */
   queryFields: DescField[];
   option: Route;
+  /** What the RPC acts in and requires (its `(gateway.v1.access)` declaration). */
+  access: Access;
+  /** The route needs no caller identity (declared SCOPE_PUBLIC). */
+  public: boolean;
   /** The response field that is the body, when the route names one. */
   responseField?: DescField;
   /** The request field that takes the body; undefined with `body: "*"` or no body. */
@@ -58,6 +63,13 @@ function toFastifyPath(template: string): { path: string; variables: string[] } 
   return { path, variables };
 }
 
+/** The scopes a route of each family may declare: the family decides how callers authenticate; internal RPCs are never routed. */
+const ROUTED_SCOPES: Record<Family, Scope[]> = {
+  [Family.UNSPECIFIED]: [],
+  [Family.HIRING]: [Scope.HIRING_KEY, Scope.PUBLIC],
+  [Family.TRACKING]: [Scope.PUBLIC, Scope.USER, Scope.WORKSPACE, Scope.ORGANIZATION],
+};
+
 /** Reads every routed RPC of the given services; RPCs without the option are internal. */
 export function collectRoutes(services: DescService[]): RestRoute[] {
   const routes: RestRoute[] = [];
@@ -73,6 +85,8 @@ export function collectRoutes(services: DescService[]): RestRoute[] {
       if (!METHODS.has(httpMethod)) throw new Error(`${where}: unsupported method ${option.method}`);
       const family = getOption(service, familyOption);
       if (family === Family.UNSPECIFIED) throw new Error(`${service.typeName}: routed service without (gateway.v1.family)`);
+      const access = accessOf(method);
+      if (!ROUTED_SCOPES[family].includes(access.scope)) throw new Error(`${where}: a ${Family[family]} route cannot act in ${Scope[access.scope]}`);
       const templates = [option.path, ...option.additionalPaths].map(toFastifyPath);
       const pathVariables = templates[0].variables;
       for (const name of pathVariables) {
@@ -101,6 +115,8 @@ export function collectRoutes(services: DescService[]): RestRoute[] {
         pathFields,
         queryFields: method.input.fields.filter((f) => !pathFields.includes(f) && f !== bodyField),
         option,
+        access,
+        public: access.scope === Scope.PUBLIC,
         bodyField,
         responseField,
         headerFields,

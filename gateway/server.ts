@@ -226,7 +226,7 @@ export async function buildGateway(options: GatewayOptions) {
   /** Step 2: who calls, as identity headers for the service. */
   async function authenticate(route: RestRoute, req: FastifyRequest): Promise<Record<string, string>> {
     try {
-      return await auth.identify(route.family, { authorization: req.headers.authorization, cookie: req.headers.cookie }, route.option.public);
+      return await auth.identify(route.family, { authorization: req.headers.authorization, cookie: req.headers.cookie }, route.public);
     } catch (err) {
       if (!(err instanceof AuthenticationFailed)) throw err;
       throttle.recordFailure(req.ip);

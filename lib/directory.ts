@@ -41,7 +41,7 @@ export function serverInterceptors(config: Config, log: Logger): Interceptor[] {
  * configured URL.
  */
 export class Directory {
-  private readonly local = new Map<ServiceName, { routes: (router: ConnectRouter) => void; interceptors: Interceptor[] }>();
+  private readonly local = new Map<ServiceName, { routes: (router: ConnectRouter) => void; interceptors: Interceptor[]; access: Interceptor[] }>();
   private readonly transports = new Map<ServiceName, Transport>();
 
   constructor(
@@ -49,9 +49,12 @@ export class Directory {
     private readonly log?: Logger,
   ) {}
 
-  /** `interceptors` run before serverInterceptors on every call in memory (the service's metrics). */
-  registerLocal(name: ServiceName, routes: (router: ConnectRouter) => void, interceptors: Interceptor[] = []): void {
-    this.local.set(name, { routes, interceptors });
+  /**
+   * `interceptors` run before serverInterceptors on every call in memory (the service's metrics),
+   * `access` after them (the service's access interceptor), as on the service's port.
+   */
+  registerLocal(name: ServiceName, routes: (router: ConnectRouter) => void, interceptors: Interceptor[] = [], access: Interceptor[] = []): void {
+    this.local.set(name, { routes, interceptors, access });
     this.transports.delete(name);
   }
 
@@ -63,7 +66,7 @@ export class Directory {
       t = local
         ? createLocalTransport(local.routes, {
             clientInterceptors: [],
-            serverInterceptors: [...local.interceptors, ...serverInterceptors(this.config, this.log ?? createLogger("silent"))],
+            serverInterceptors: [...local.interceptors, ...serverInterceptors(this.config, this.log ?? createLogger("silent")), ...local.access],
           })
         : createConnectTransport({
             baseUrl: this.config.serviceUrls[name],

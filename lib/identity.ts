@@ -73,10 +73,3 @@ export function requireUser(ctx: HandlerContext): bigint {
   if (id === undefined) throw new ConnectError("authentication required", Code.Unauthenticated);
   return id;
 }
-
-/** The hiring workspace of the caller's API key. */
-export function requireHiringWorkspace(ctx: HandlerContext): string {
-  const id = caller(ctx).hiringWorkspaceId;
-  if (!id) throw new ConnectError("UnauthorizedError", Code.Unauthenticated);
-  return id;
-}

@@ -4,16 +4,15 @@ import type { Clock } from "./clock.js";
 import type { Knex } from "./db.js";
 import type { ChangeOptions, Emit, ServiceStorage } from "./storage.js";
 import type { ScopedTable } from "./scoped-table.js";
-import type { WorkspaceGate } from "./workspace-scope.js";
 
 /**
  * What a resource's handlers are built from: the service's storage (changes with their events),
- * the workspace gate (who may act where) and the clock. A resource folder exports
+ * the clock and the accounts service. Who may act where is not among them: each RPC declares its
+ * access and the service's access interceptor resolves it (`workspaceScope(ctx)`, `userScope(ctx)`). A resource folder exports
  * `<resource>Handlers(kit)`, which the service's routes file composes.
  */
 export interface ResourceKit {
   storage: ServiceStorage;
-  gate: WorkspaceGate;
   clock: Clock;
   /** Questions to the accounts service beyond access (a workspace's members, its organization's groups, profiles); its refusals come rewrapped (`Directory.peerClient`). */
   identity: Client<typeof IdentityService>;

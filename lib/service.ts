@@ -1,4 +1,4 @@
-import type { ConnectRouter } from "@connectrpc/connect";
+import type { ConnectRouter, Interceptor } from "@connectrpc/connect";
 import type { Config, ServiceName } from "./config.js";
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
@@ -18,6 +18,8 @@ export interface ServiceDeps {
 export interface ServiceInstance {
   name: ServiceName;
   routes: (router: ConnectRouter) => void;
+  /** Resolves the access each RPC declares before its handler runs (`accessInterceptor` of lib/access.ts). */
+  access: Interceptor;
   ready(): Promise<boolean>;
   /** Starts background work (relays, consumers, workers) once every local service is registered. */
   start(): Promise<void>;

@@ -3,11 +3,14 @@ import type { Client, HandlerContext } from "@connectrpc/connect";
 import { IdentityService, type CheckWorkspaceAccessResponse, type WorkspaceRules, WorkspaceRulesSchema } from "../gen/accounts/v1/accounts_pb.js";
 import type { Clock } from "./clock.js";
 import type { Directory } from "./directory.js";
-import { requireUser } from "./identity.js";
-import { forbidden, paymentRequired } from "./errors.js";
+import type { Access } from "../gen/gateway/v1/annotations_pb.js";
+import { refusal, scopeOf, type ScopeResolvers } from "./access.js";
+import { forbidden, noAccess, paymentRequired } from "./errors.js";
 import { storageId } from "./ids.js";
 
-type Access = Pick<CheckWorkspaceAccessResponse, "admin" | "organizationId" | "premium" | "role" | "rules">;
+type Membership = Pick<CheckWorkspaceAccessResponse, "admin" | "organizationId" | "premium" | "role" | "rules">;
+/** A membership and nothing more. */
+const MEMBER = {} as const;
 
 /** Who acts in which workspace, with what role: what every workspace-scoped handler starts from. */
 export interface WorkspaceScope {
@@ -23,15 +26,19 @@ export interface WorkspaceScope {
   rules: WorkspaceRules;
 }
 
-/** What a call needs beyond membership, declared where the handler asks for its scope. */
-export interface ScopeRequirements {
-  /** Workspace admins only: the 403's message. */
-  admin?: string;
-  /** Premium workspaces only: the 402's message. */
-  premium?: string;
-  /** The 403's message for a caller who is no member (the webhooks API words it its own way). */
-  denied?: string;
+/** The caller's own scope (RPCs declared SCOPE_USER): who they are, and each workspace they are an active member of. */
+export interface UserScope {
+  userId: bigint;
+  /** The storage ids of the workspaces the caller is an active member of. */
+  memberships(): Promise<number[]>;
+  /** The caller's scope in each workspace they are an active member of (the span of `/me/...` lists). */
+  workspaces(): Promise<WorkspaceScope[]>;
 }
+
+/** The workspace scope the call's declaration resolved (RPCs declared SCOPE_WORKSPACE). */
+export const workspaceScope = (ctx: HandlerContext) => scopeOf<WorkspaceScope>(ctx);
+/** The user scope the call's declaration resolved (RPCs declared SCOPE_USER). */
+export const userScope = (ctx: HandlerContext) => scopeOf<UserScope>(ctx);
 
 /**
  * WorkspaceGate answers "may this caller act in this workspace?" for every workspace-scoped
@@ -40,7 +47,7 @@ export interface ScopeRequirements {
  */
 export class WorkspaceGate {
   private readonly client: Client<typeof IdentityService>;
-  private readonly cache = new Map<string, { at: number; access?: Access }>();
+  private readonly cache = new Map<string, { at: number; access?: Membership }>();
 
   constructor(
     directory: Directory,
@@ -50,25 +57,38 @@ export class WorkspaceGate {
     this.client = directory.peerClient("accounts", IdentityService);
   }
 
-  /** The caller's scope in the workspace, or the 403 (not a member, no such workspace) / 402 it declares. */
-  async scope(ctx: HandlerContext, workspaceId: bigint, requirements: ScopeRequirements = {}): Promise<WorkspaceScope> {
-    const userId = requireUser(ctx);
+  /** The resolvers of the service's access interceptor: a workspace's scope as its RPC declares it, and the caller's own. */
+  resolvers(): ScopeResolvers {
+    return {
+      workspace: (userId, workspaceId, access) => this.scope(userId, workspaceId, access),
+      user: (userId): UserScope => ({ userId, memberships: () => this.memberships(userId), workspaces: () => this.memberScopes(userId) }),
+    };
+  }
+
+  /** The caller's scope in the workspace, or the refusal the RPC declares (not a member, no such workspace; not an admin; not premium). */
+  async scope(userId: bigint, workspaceId: bigint, declared: Partial<Pick<Access, "admin" | "premium" | "denied" | "notAdmin" | "notPremium">> = MEMBER): Promise<WorkspaceScope> {
     const workspace = storageId(workspaceId);
     const access = workspace === undefined ? undefined : await this.access(userId, workspaceId);
-    if (!access || workspace === undefined) throw forbidden(requirements.denied);
-    if (requirements.admin && !access.admin) throw forbidden(requirements.admin);
-    if (requirements.premium && !access.premium) throw paymentRequired(requirements.premium);
+    if (!access || workspace === undefined) throw refusal(declared.denied, forbidden);
+    if (declared.admin && !access.admin) throw refusal(declared.notAdmin, noAccess);
+    if (declared.premium && !access.premium) throw paymentRequired(declared.notPremium ?? "");
     return { userId, workspaceId, workspace, organizationId: access.organizationId, role: access.role, admin: access.admin, premium: access.premium, rules: access.rules ?? create(WorkspaceRulesSchema) };
   }
 
-  /** The storage ids of the workspaces the caller is an active member of (the span of `/me/...` lists). */
-  async memberships(ctx: HandlerContext): Promise<number[]> {
-    const userId = requireUser(ctx);
+  /** The storage ids of the workspaces the user is an active member of. */
+  async memberships(userId: bigint): Promise<number[]> {
     const answer = await this.client.listUserWorkspaces({ userId });
     return answer.workspaceIds.map(storageId).filter((id): id is number => id !== undefined);
   }
 
-  private async access(userId: bigint, workspaceId: bigint): Promise<Access | undefined> {
+  /** The user's scope in each workspace they are an active member of. */
+  private async memberScopes(userId: bigint): Promise<WorkspaceScope[]> {
+    const out = [];
+    for (const workspace of await this.memberships(userId)) out.push(await this.scope(userId, BigInt(workspace)));
+    return out;
+  }
+
+  private async access(userId: bigint, workspaceId: bigint): Promise<Membership | undefined> {
     const key = `${userId}:${workspaceId}`;
     const now = this.clock.now().getTime();
     let entry = this.cache.get(key);

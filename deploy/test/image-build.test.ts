@@ -1,7 +1,7 @@
 import t from "tap";
-import dockerignore from "@balena/dockerignore";
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
 import { cpSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, relative } from "node:path";
@@ -19,6 +19,8 @@ import { cleanUp, freePort, STACK_MODE } from "../../test/support/harness.js";
  * run time but declared as a dev dependency fails here, not in a cluster.
  */
 
+// A CommonJS module whose types declare an ES default export.
+const dockerignore = createRequire(import.meta.url)("@balena/dockerignore") as typeof import("@balena/dockerignore").default;
 const ROOT = join(import.meta.dirname, "..", "..");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

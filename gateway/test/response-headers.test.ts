@@ -4,7 +4,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { create, createFileRegistry, setExtension, type DescService, type MessageInitShape } from "@bufbuild/protobuf";
 import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FileDescriptorProtoSchema, MethodOptionsSchema, ServiceOptionsSchema } from "@bufbuild/protobuf/wkt";
-import { Family, RouteSchema, family as familyOption, route as routeOption } from "../../gen/gateway/v1/annotations_pb.js";
+import { Family, RouteSchema, family as familyOption, route as routeOption, access as accessOption, AccessSchema, Scope } from "../../gen/gateway/v1/annotations_pb.js";
 import { PROTO_FILES } from "../../lib/contracts.js";
 import { loadConfig } from "../../lib/config.js";
 import { Directory } from "../../lib/directory.js";
@@ -51,7 +51,8 @@ function contract(routes: Record<string, RouteInit>): DescService {
         options: serviceOptions,
         method: Object.entries(routes).map(([name, route]) => {
           const options = create(MethodOptionsSchema);
-          setExtension(options, routeOption, create(RouteSchema, { method: "GET", public: true, ...route }));
+          setExtension(options, routeOption, create(RouteSchema, { method: "GET", ...route }));
+          setExtension(options, accessOption, create(AccessSchema, { scope: Scope.PUBLIC }));
           return { name, inputType: ".tracking.test.PageRequest", outputType: ".tracking.test.PageResponse", options };
         }),
       },

@@ -1,6 +1,8 @@
 import type { ServiceFactory } from "../../lib/service.js";
 import { SecretBox } from "../../lib/secret-box.js";
 import { ServiceStorage } from "../../lib/storage.js";
+import { accessInterceptor } from "../../lib/access.js";
+import { accountsAccess } from "./access.js";
 import { migrations } from "./migrations.js";
 import { accountsRoutes } from "./routes.js";
 import { AccountsStore } from "./users/store.js";
@@ -14,6 +16,7 @@ export const createAccountsService: ServiceFactory = async (deps) => {
   return {
     name: "accounts",
     routes: accountsRoutes({ storage, clock: deps.clock, log: deps.log, box, auth, publicUrl: deps.config.publicUrl }),
+    access: accessInterceptor(accountsAccess(storage.db)),
     ready: () => storage.ready(),
     start: async () => {
       storage.startRelay();

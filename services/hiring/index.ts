@@ -1,5 +1,6 @@
 import type { ServiceFactory } from "../../lib/service.js";
 import { ServiceStorage } from "../../lib/storage.js";
+import { accessInterceptor } from "../../lib/access.js";
 import { migrations } from "./migrations.js";
 import { hiringRoutes } from "./service.js";
 
@@ -9,6 +10,8 @@ export const createHiringService: ServiceFactory = async (deps) => {
   return {
     name: "hiring",
     routes: hiringRoutes(storage, deps.clock),
+    // Every RPC acts for a hiring API key or for internal callers: nothing to resolve beyond the caller.
+    access: accessInterceptor({}),
     ready: () => storage.ready(),
     start: async () => storage.startRelay(),
     close: () => storage.close(),

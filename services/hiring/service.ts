@@ -3,7 +3,8 @@ import { ExportService } from "../../gen/hiring/v1/export_pb.js";
 import { HiringAdminService } from "../../gen/hiring/v1/admin_pb.js";
 import type { Clock } from "../../lib/clock.js";
 import type { Emit, ServiceStorage } from "../../lib/storage.js";
-import { caller, requireHiringWorkspace } from "../../lib/identity.js";
+import { caller } from "../../lib/identity.js";
+import { hiringWorkspace } from "../../lib/access.js";
 import { badRequest, hiringError, notFound } from "../../lib/errors.js";
 import type { Knex } from "../../lib/db.js";
 import { sortableId } from "../../lib/ids.js";
@@ -82,18 +83,18 @@ export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
   return (router: ConnectRouter) => {
     router.service(ExportService, {
       async listOpenings(_req, ctx) {
-        const rows = await store.openings(requireHiringWorkspace(ctx));
+        const rows = await store.openings(hiringWorkspace(ctx));
         return { data: rows.map(openingMessage) };
       },
 
       async getOpening(req, ctx) {
-        const row = await store.opening(requireHiringWorkspace(ctx), req.id);
+        const row = await store.opening(hiringWorkspace(ctx), req.id);
         if (!row) throw hiringError.notFound();
         return { opening: openingMessage(row) };
       },
 
       async listCandidates(req, ctx) {
-        const workspaceId = requireHiringWorkspace(ctx);
+        const workspaceId = hiringWorkspace(ctx);
         const query = candidateQuery(req);
         let after: { sortKey: Date; id: string } | undefined;
         if (query.afterId !== undefined) {
@@ -110,18 +111,18 @@ export function hiringRoutes(storage: ServiceStorage, clock: Clock) {
       },
 
       async getCandidate(req, ctx) {
-        const found = await store.listedCandidate(requireHiringWorkspace(ctx), req.id);
+        const found = await store.listedCandidate(hiringWorkspace(ctx), req.id);
         if (!found) throw hiringError.notFound();
         return { candidate: candidateDetailMessage(found.row, found.tagIds) };
       },
 
       async listCategories(req, ctx) {
-        const rows = await store.categories(requireHiringWorkspace(ctx), given(req.jobOpeningId));
+        const rows = await store.categories(hiringWorkspace(ctx), given(req.jobOpeningId));
         return { data: rows.map(categoryMessage) };
       },
 
       async listTags(_req, ctx) {
-        const rows = await store.tags(requireHiringWorkspace(ctx));
+        const rows = await store.tags(hiringWorkspace(ctx));
         return { data: rows.map(tagMessage) };
       },
     });

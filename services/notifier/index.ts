@@ -2,6 +2,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import type { ServiceDeps, ServiceFactory, ServiceInstance } from "../../lib/service.js";
 import { ServiceStorage } from "../../lib/storage.js";
 import { WorkspaceGate } from "../../lib/workspace-scope.js";
+import { accessInterceptor } from "../../lib/access.js";
 import { SecretBox } from "../../lib/secret-box.js";
 import { migrations } from "./migrations.js";
 import { NotifierStore } from "./store.js";
@@ -50,13 +51,14 @@ export async function openNotifier(deps: ServiceDeps, options: NotifierOptions =
   const retention = new Retention(store, deps.clock, deps.log, { ...options.retention, keepMs: options.retention?.keepMs ?? deps.config.webhookRetentionDays * DAY_MS });
   const workspaceGate = new WorkspaceGate(deps.directory, deps.clock);
   const admin = webhookAdminRoutes({ store, clock: deps.clock, rules, metrics, dispatcher });
-  const api = trackingWebhookRoutes({ store, gate: workspaceGate, clock: deps.clock, rules, pinger, dispatcher });
+  const api = trackingWebhookRoutes({ store, clock: deps.clock, rules, pinger, dispatcher });
   return {
     name: "notifier",
     routes: (router: ConnectRouter) => {
       admin(router);
       api(router);
     },
+    access: accessInterceptor(workspaceGate.resolvers()),
     ready: async () => (await storage.ready()) && (await deps.bus.ready()),
     start: async () => {
       await dispatcher.start();

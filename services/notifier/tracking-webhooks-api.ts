@@ -2,8 +2,8 @@ import { Code, type ConnectRouter, type HandlerContext } from "@connectrpc/conne
 import { TrackingWebhookService } from "../../gen/notifier/v1/tracking_webhooks_pb.js";
 import type { EventFilter } from "../../gen/notifier/v1/webhooks_pb.js";
 import type { Clock } from "../../lib/clock.js";
-import type { WorkspaceGate } from "../../lib/workspace-scope.js";
-import { caller, requireUser } from "../../lib/identity.js";
+import { workspaceScope } from "../../lib/workspace-scope.js";
+import { caller } from "../../lib/identity.js";
 import { badRequest, notFound, paymentRequired } from "../../lib/errors.js";
 import { isUniqueViolation } from "../../lib/db.js";
 import { randomToken, storageId } from "../../lib/ids.js";
@@ -15,9 +15,6 @@ import { webhookSubscriptionMessage } from "./messages.js";
 import type { Dispatcher } from "./dispatcher.js";
 import type { Pinger } from "./ping.js";
 import type { NotifierStore, SubscriptionRow } from "./store.js";
-
-/** The answer of the webhooks API when the caller may not act in the workspace. */
-const NO_ACCESS = "User not found/accessible for workspace";
 
 const notFoundIn = (subscriptionId: bigint, workspaceId: bigint) => notFound(`subscription ${subscriptionId} for workspace ${workspaceId} was not found`);
 
@@ -43,10 +40,8 @@ const newValidationCode = () => randomToken(24);
  * the caller is a member; members see and change their own subscriptions, workspace admins
  * every subscription of the workspace (as the real service's "user creator" rules say).
  */
-export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<WorkspaceGate, "scope">; clock: Clock; rules: TargetRules; pinger: Pinger; dispatcher: Dispatcher }) {
-  const { store, gate, clock, rules, pinger, dispatcher } = deps;
-
-  const member = (ctx: HandlerContext, workspaceId: bigint) => gate.scope(ctx, workspaceId, { denied: NO_ACCESS });
+export function trackingWebhookRoutes(deps: { store: NotifierStore; clock: Clock; rules: TargetRules; pinger: Pinger; dispatcher: Dispatcher }) {
+  const { store, clock, rules, pinger, dispatcher } = deps;
 
   /** The workspace's time-tracking subscription of that id, if there is one. */
   async function inWorkspace(workspaceId: bigint, subscriptionId: bigint): Promise<SubscriptionRow | undefined> {
@@ -57,7 +52,7 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
 
   /** The caller's subscription in the workspace, or 404 (also for another workspace's ids). */
   async function visible(ctx: HandlerContext, workspaceId: bigint, subscriptionId: bigint) {
-    const scope = await member(ctx, workspaceId);
+    const scope = workspaceScope(ctx);
     const sub = await inWorkspace(workspaceId, subscriptionId);
     if (!sub || (!scope.admin && BigInt(sub.user_id) !== scope.userId)) throw notFoundIn(subscriptionId, workspaceId);
     return { sub, scope };
@@ -83,14 +78,14 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
   return (router: ConnectRouter) =>
     router.service(TrackingWebhookService, {
       async listWorkspaceSubscriptions(req, ctx) {
-        const scope = await member(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const rows = (await store.subscriptionsOf("tracking", String(req.workspaceId))).filter((s) => scope.admin || BigInt(s.user_id) === scope.userId);
         const pending = await store.pendingCounts(rows.map((r) => r.id));
         return { subscriptions: rows.map((r) => webhookSubscriptionMessage(r, (pending.get(r.id) ?? 0) > 0)) };
       },
 
       async createWorkspaceSubscription(req, ctx) {
-        const { userId, premium } = await member(ctx, req.workspaceId);
+        const { userId, premium } = workspaceScope(ctx);
         const description = subscriptionDescription(req.description);
         const eventFilters = filtersOf(req.eventFilters, premium);
         const url = await callbackUrl(req.urlCallback, rules);
@@ -173,13 +168,12 @@ export function trackingWebhookRoutes(deps: { store: NotifierStore; gate: Pick<W
         return { status: outcome.status };
       },
 
-      async listEventFilters(_req, ctx) {
-        requireUser(ctx);
+      async listEventFilters() {
         return { eventFilters: Object.fromEntries(Object.entries(TRACKING_EVENTS).map(([entity, actions]) => [entity, [...actions]])) };
       },
 
       async getWorkspaceLimits(req, ctx) {
-        const { premium } = await member(ctx, req.workspaceId);
+        const { premium } = workspaceScope(ctx);
         const limits = workspaceLimits(premium);
         return { maxWebhooks: limits.maxWebhooks, maxEventsPerWebhook: limits.maxEventsPerWebhook };
       },

@@ -1,6 +1,7 @@
 import type { ServiceDeps, ServiceInstance } from "../../lib/service.js";
 import { ServiceStorage } from "../../lib/storage.js";
 import { WorkspaceGate } from "../../lib/workspace-scope.js";
+import { accessInterceptor } from "../../lib/access.js";
 import { IdentityService } from "../../gen/accounts/v1/accounts_pb.js";
 import { migrations } from "./migrations.js";
 import { trackingRoutes } from "./routes.js";
@@ -19,7 +20,8 @@ export const createTrackingService = async (deps: ServiceDeps): Promise<Tracking
   const reminders = new ReminderScheduler(storage, identity, deps);
   return {
     name: "tracking",
-    routes: trackingRoutes({ storage, gate, clock: deps.clock, identity }),
+    routes: trackingRoutes({ storage, clock: deps.clock, identity }),
+    access: accessInterceptor(gate.resolvers()),
     ready: () => storage.ready(),
     start: async () => {
       storage.startRelay();

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gateway/v1/annotations.proto.
  */
 export const file_gateway_v1_annotations: GenFile = /*@__PURE__*/
-  fileDesc("ChxnYXRld2F5L3YxL2Fubm90YXRpb25zLnByb3RvEgpnYXRld2F5LnYxIvcCCgVSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIYChBhZGRpdGlvbmFsX3BhdGhzGAMgAygJEgwKBGJvZHkYBCABKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIOCgZzdGF0dXMYBiABKA0SDgoGcHVibGljGAcgASgIEhYKDnNlc3Npb25fY29va2llGAggASgJEhwKFGNsZWFyX3Nlc3Npb25fY29va2llGAkgASgIEhIKCmVtcHR5X2JvZHkYCiABKAgSEAoIbm9fc3RvcmUYCyABKAgSGwoTcmV2b2tlc19jcmVkZW50aWFscxgMIAEoCBJAChByZXNwb25zZV9oZWFkZXJzGA0gAygLMiYuZ2F0ZXdheS52MS5Sb3V0ZS5SZXNwb25zZUhlYWRlcnNFbnRyeRo2ChRSZXNwb25zZUhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBImgKC0ZpZWxkTGltaXRzEhIKCm1heF9sZW5ndGgYASABKA0SEAoDbWluGAIgASgDSACIAQESEAoDbWF4GAMgASgDSAGIAQESEQoJbWF4X2l0ZW1zGAQgASgNQgYKBF9taW5CBgoEX21heCpICgZGYW1pbHkSFgoSRkFNSUxZX1VOU1BFQ0lGSUVEEAASEQoNRkFNSUxZX0hJUklORxABEhMKD0ZBTUlMWV9UUkFDS0lORxACOkkKBXJvdXRlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYtIcDIAEoCzIRLmdhdGV3YXkudjEuUm91dGVSBXJvdXRlOk0KBmZhbWlseRIfLmdvb2dsZS5wcm90b2J1Zi5TZXJ2aWNlT3B0aW9ucxi1hwMgASgOMhIuZ2F0ZXdheS52MS5GYW1pbHlSBmZhbWlseTpQCgZsaW1pdHMSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGLaHAyABKAsyFy5nYXRld2F5LnYxLkZpZWxkTGltaXRzUgZsaW1pdHNiBnByb3RvMw", [file_google_protobuf_descriptor]);
+  fileDesc("ChxnYXRld2F5L3YxL2Fubm90YXRpb25zLnByb3RvEgpnYXRld2F5LnYxIvUCCgVSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIYChBhZGRpdGlvbmFsX3BhdGhzGAMgAygJEgwKBGJvZHkYBCABKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIOCgZzdGF0dXMYBiABKA0SFgoOc2Vzc2lvbl9jb29raWUYCCABKAkSHAoUY2xlYXJfc2Vzc2lvbl9jb29raWUYCSABKAgSEgoKZW1wdHlfYm9keRgKIAEoCBIQCghub19zdG9yZRgLIAEoCBIbChNyZXZva2VzX2NyZWRlbnRpYWxzGAwgASgIEkAKEHJlc3BvbnNlX2hlYWRlcnMYDSADKAsyJi5nYXRld2F5LnYxLlJvdXRlLlJlc3BvbnNlSGVhZGVyc0VudHJ5GjYKFFJlc3BvbnNlSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFKBAgHEAhSBnB1YmxpYyJoCgtGaWVsZExpbWl0cxISCgptYXhfbGVuZ3RoGAEgASgNEhAKA21pbhgCIAEoA0gAiAEBEhAKA21heBgDIAEoA0gBiAEBEhEKCW1heF9pdGVtcxgEIAEoDUIGCgRfbWluQgYKBF9tYXgiKgoHUmVmdXNhbBIOCgZzdGF0dXMYASABKA0SDwoHbWVzc2FnZRgCIAEoCSLSAQoGQWNjZXNzEiAKBXNjb3BlGAEgASgOMhEuZ2F0ZXdheS52MS5TY29wZRINCgVhZG1pbhgCIAEoCBIPCgdwcmVtaXVtGAMgASgIEiMKBmRlbmllZBgEIAEoCzITLmdhdGV3YXkudjEuUmVmdXNhbBImCglub3RfYWRtaW4YBSABKAsyEy5nYXRld2F5LnYxLlJlZnVzYWwSEwoLbm90X3ByZW1pdW0YBiABKAkSJAoHbWlzc2luZxgHIAEoCzITLmdhdGV3YXkudjEuUmVmdXNhbCpICgZGYW1pbHkSFgoSRkFNSUxZX1VOU1BFQ0lGSUVEEAASEQoNRkFNSUxZX0hJUklORxABEhMKD0ZBTUlMWV9UUkFDS0lORxACKpcBCgVTY29wZRIVChFTQ09QRV9VTlNQRUNJRklFRBAAEhAKDFNDT1BFX1BVQkxJQxABEg4KClNDT1BFX1VTRVIQAhITCg9TQ09QRV9XT1JLU1BBQ0UQAxIWChJTQ09QRV9PUkdBTklaQVRJT04QBBIUChBTQ09QRV9ISVJJTkdfS0VZEAUSEgoOU0NPUEVfSU5URVJOQUwQBjpJCgVyb3V0ZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLSHAyABKAsyES5nYXRld2F5LnYxLlJvdXRlUgVyb3V0ZTpNCgZmYW1pbHkSHy5nb29nbGUucHJvdG9idWYuU2VydmljZU9wdGlvbnMYtYcDIAEoDjISLmdhdGV3YXkudjEuRmFtaWx5UgZmYW1pbHk6UAoGbGltaXRzEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi2hwMgASgLMhcuZ2F0ZXdheS52MS5GaWVsZExpbWl0c1IGbGltaXRzOkwKBmFjY2VzcxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLeHAyABKAsyEi5nYXRld2F5LnYxLkFjY2Vzc1IGYWNjZXNzYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * Route declares the REST endpoint the gateway serves for one RPC.
@@ -61,13 +61,6 @@ export type Route = Message<"gateway.v1.Route"> & {
    * @generated from field: uint32 status = 6;
    */
   status: number;
-
-  /**
-   * The route needs no caller identity (sign-up, sign-in, validation links).
-   *
-   * @generated from field: bool public = 7;
-   */
-  public: boolean;
 
   /**
    * Response field holding a new session token: the gateway sets it as the session
@@ -170,6 +163,100 @@ export const FieldLimitsSchema: GenMessage<FieldLimits> = /*@__PURE__*/
   messageDesc(file_gateway_v1_annotations, 1);
 
 /**
+ * Refusal is what an access check answers when it refuses: an HTTP status and the API family's
+ * message. An unset status is 403.
+ *
+ * @generated from message gateway.v1.Refusal
+ */
+export type Refusal = Message<"gateway.v1.Refusal"> & {
+  /**
+   * 400, 402, 403 or 404.
+   *
+   * @generated from field: uint32 status = 1;
+   */
+  status: number;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message gateway.v1.Refusal.
+ * Use `create(RefusalSchema)` to create a new message.
+ */
+export const RefusalSchema: GenMessage<Refusal> = /*@__PURE__*/
+  messageDesc(file_gateway_v1_annotations, 2);
+
+/**
+ * Access declares the scope an RPC acts in and what it requires there. Every RPC declares it (the
+ * contract tests fail otherwise). Each service's access interceptor (lib/access.ts) resolves it
+ * before the handler runs and hands the handler the resolved scope; handlers never check access.
+ *
+ * @generated from message gateway.v1.Access
+ */
+export type Access = Message<"gateway.v1.Access"> & {
+  /**
+   * @generated from field: gateway.v1.Scope scope = 1;
+   */
+  scope: Scope;
+
+  /**
+   * Workspace admins (SCOPE_WORKSPACE) or organization admins (SCOPE_ORGANIZATION) only.
+   *
+   * @generated from field: bool admin = 2;
+   */
+  admin: boolean;
+
+  /**
+   * Premium workspaces only (SCOPE_WORKSPACE).
+   *
+   * @generated from field: bool premium = 3;
+   */
+  premium: boolean;
+
+  /**
+   * The answer to a caller who is not a member of the workspace or organization (also for one that
+   * does not exist, unless `missing` is given): 403 "Forbidden" in a workspace, 403 "User does not
+   * have access to this resource." in an organization.
+   *
+   * @generated from field: gateway.v1.Refusal denied = 4;
+   */
+  denied?: Refusal | undefined;
+
+  /**
+   * The answer to a member who is not an admin, when `admin` is set: 403 "User does not have access
+   * to this resource." unless given.
+   *
+   * @generated from field: gateway.v1.Refusal not_admin = 5;
+   */
+  notAdmin?: Refusal | undefined;
+
+  /**
+   * The answer when `premium` is set and the workspace is not premium: always a 402.
+   *
+   * @generated from field: string not_premium = 6;
+   */
+  notPremium: string;
+
+  /**
+   * The answer for a workspace or organization that does not exist (or an id none can have), when
+   * it differs from `denied`.
+   *
+   * @generated from field: gateway.v1.Refusal missing = 7;
+   */
+  missing?: Refusal | undefined;
+};
+
+/**
+ * Describes the message gateway.v1.Access.
+ * Use `create(AccessSchema)` to create a new message.
+ */
+export const AccessSchema: GenMessage<Access> = /*@__PURE__*/
+  messageDesc(file_gateway_v1_annotations, 3);
+
+/**
  * Family is the public API family a service's REST routes belong to. It decides the
  * error body, the timestamp format and how REST callers authenticate.
  *
@@ -205,6 +292,66 @@ export const FamilySchema: GenEnum<Family> = /*@__PURE__*/
   enumDesc(file_gateway_v1_annotations, 0);
 
 /**
+ * Scope is what an RPC acts in: who may call it, and what its handler is handed.
+ *
+ * @generated from enum gateway.v1.Scope
+ */
+export enum Scope {
+  /**
+   * @generated from enum value: SCOPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Anyone: no caller identity (sign-up, sign-in, links sent by mail or to webhook targets).
+   *
+   * @generated from enum value: SCOPE_PUBLIC = 1;
+   */
+  PUBLIC = 1,
+
+  /**
+   * A signed-in time-tracking user, in no workspace in particular (the caller's own data).
+   *
+   * @generated from enum value: SCOPE_USER = 2;
+   */
+  USER = 2,
+
+  /**
+   * An active member of the workspace that the request's `workspace_id` field names.
+   *
+   * @generated from enum value: SCOPE_WORKSPACE = 3;
+   */
+  WORKSPACE = 3,
+
+  /**
+   * A joined, active member of the organization that the request's `organization_id` field names.
+   *
+   * @generated from enum value: SCOPE_ORGANIZATION = 4;
+   */
+  ORGANIZATION = 4,
+
+  /**
+   * The hiring workspace of the caller's API key (`Authorization: Bearer`).
+   *
+   * @generated from enum value: SCOPE_HIRING_KEY = 5;
+   */
+  HIRING_KEY = 5,
+
+  /**
+   * Other services and the admin command line only (the internal token); never a REST route.
+   *
+   * @generated from enum value: SCOPE_INTERNAL = 6;
+   */
+  INTERNAL = 6,
+}
+
+/**
+ * Describes the enum gateway.v1.Scope.
+ */
+export const ScopeSchema: GenEnum<Scope> = /*@__PURE__*/
+  enumDesc(file_gateway_v1_annotations, 1);
+
+/**
  * @generated from extension: gateway.v1.Route route = 50100;
  */
 export const route: GenExtension<MethodOptions, Route> = /*@__PURE__*/
@@ -221,4 +368,10 @@ export const family: GenExtension<ServiceOptions, Family> = /*@__PURE__*/
  */
 export const limits: GenExtension<FieldOptions, FieldLimits> = /*@__PURE__*/
   extDesc(file_gateway_v1_annotations, 2);
+
+/**
+ * @generated from extension: gateway.v1.Access access = 50103;
+ */
+export const access: GenExtension<MethodOptions, Access> = /*@__PURE__*/
+  extDesc(file_gateway_v1_annotations, 3);
 

@@ -8,7 +8,7 @@ import { requireUser } from "../../../lib/identity.js";
 import { storageId } from "../../../lib/ids.js";
 import { changeRow } from "../../../lib/resource-kit.js";
 import type { AccountsKit } from "../kit.js";
-import { OrganizationGate } from "../organizations/scope.js";
+import { memberWorkspaceScope, organizationScope } from "../access.js";
 import { organizations } from "../organizations/store.js";
 import { firstMissing, groupName, idsOf, patchesOf, type Patch, userMissing, workspaceFilter, workspaceMissing } from "./rules.js";
 import {
@@ -68,12 +68,11 @@ async function viewOf(db: Knex, organization: number, group: GroupRow): Promise<
 /** An organization's groups (REST): organization admins change them, its members read them. */
 export function groupHandlers({ storage, clock }: AccountsKit) {
   const { db } = storage;
-  const gate = new OrganizationGate(db);
 
   return (router: ConnectRouter) => {
     router.service(GroupService, {
       async listGroups(req, ctx) {
-        const scope = await gate.scope(ctx, req.organizationId);
+        const scope = organizationScope(ctx);
         const workspace = workspaceFilter(req.workspace);
         const organization = scope.organization.id;
         const rows = await listGroups(db, organization, { name: req.name.trim(), workspace });
@@ -81,7 +80,7 @@ export function groupHandlers({ storage, clock }: AccountsKit) {
       },
 
       async createGroup(req, ctx) {
-        const scope = await gate.scope(ctx, req.organizationId, { admin: ADMIN_ONLY });
+        const scope = organizationScope(ctx);
         const name = groupName(req.name);
         const users = idsOf(req.users);
         const workspaces = idsOf(req.workspaces);
@@ -104,7 +103,7 @@ export function groupHandlers({ storage, clock }: AccountsKit) {
       },
 
       async updateGroup(req, ctx) {
-        const scope = await gate.scope(ctx, req.organizationId, { admin: ADMIN_ONLY });
+        const scope = organizationScope(ctx);
         const organization = scope.organization.id;
         const now = clock.now();
         const group = await changeRow(
@@ -130,7 +129,7 @@ export function groupHandlers({ storage, clock }: AccountsKit) {
       },
 
       async deleteGroup(req, ctx) {
-        const scope = await gate.scope(ctx, req.organizationId, { admin: ADMIN_ONLY });
+        const scope = organizationScope(ctx);
         await changeRow(storage, groups, { scope: scope.organization.id, id: req.groupId, missing: invalidGroup }, async (existing, trx) => {
           await unlink(trx, existing.id, "users");
           await unlink(trx, existing.id, "workspaces");
@@ -140,7 +139,7 @@ export function groupHandlers({ storage, clock }: AccountsKit) {
       },
 
       async patchGroup(req, ctx) {
-        const scope = await gate.scope(ctx, req.organizationId, { admin: ADMIN_ONLY });
+        const scope = organizationScope(ctx);
         const organization = scope.organization.id;
         const patches = patchesOf(req.patches ? toJson(ValueSchema, req.patches) : undefined);
         const now = clock.now();
@@ -169,7 +168,7 @@ export function groupHandlers({ storage, clock }: AccountsKit) {
       },
 
       async listOrganizationWorkspaceGroups(req, ctx) {
-        const scope = await gate.scope(ctx, req.organizationId);
+        const scope = organizationScope(ctx);
         const organization = scope.organization.id;
         const workspace = storageId(req.workspaceId);
         if (workspace === undefined || (await workspacesAmong(db, organization, [workspace])).length === 0) throw notFound("Resource can not be found");
@@ -177,11 +176,8 @@ export function groupHandlers({ storage, clock }: AccountsKit) {
       },
 
       async listWorkspaceGroups(req, ctx) {
-        const user = storageId(requireUser(ctx));
-        const workspace = storageId(req.workspaceId);
-        const member = user === undefined || workspace === undefined ? undefined : await workspaceOfMember(db, workspace, user);
-        if (!member || workspace === undefined) throw noAccess();
-        return { groups: (await listGroups(db, member.organization, { workspace })).map((g) => workspaceGroupMessage(g, workspace)) };
+        const { workspace } = memberWorkspaceScope(ctx).seen;
+        return { groups: (await listGroups(db, workspace.organization_id, { workspace: workspace.id })).map((g) => workspaceGroupMessage(g, workspace.id)) };
       },
     });
   };

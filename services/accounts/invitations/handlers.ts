@@ -6,7 +6,7 @@ import { randomToken } from "../../../lib/ids.js";
 import { requireUser } from "../../../lib/identity.js";
 import type { AccountsKit } from "../kit.js";
 import { hashToken } from "../users/credentials.js";
-import { OrganizationGate } from "../organizations/scope.js";
+import { organizationScope } from "../access.js";
 import { checkSeatFree, isPaid } from "../organizations/rules.js";
 import { activeSeats, defaultWorkspaceIfNone, insertMembership, memberForChange, membershipsIn, organizationUsers, organizations, userProfile, workspacesAmong } from "../organizations/store.js";
 import { emitMemberships } from "../organizations/handlers.js";
@@ -23,7 +23,6 @@ const invalidCode = () => notFound("Invalid invitation code");
  */
 export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsKit) {
   const { db } = storage;
-  const gate = new OrganizationGate(db);
 
   /** The pending invitation of a code, for the signed-in user it was sent to (403 for anyone else). */
   async function invitationForCaller(trx: Parameters<typeof invitationByCodeForChange>[0], code: string, userId: bigint): Promise<{ invitation: InvitationRow; user: { id: number; email: string } }> {
@@ -37,7 +36,7 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
   return (router: ConnectRouter) =>
     router.service(InvitationService, {
       async createInvitations(req, ctx) {
-        const scope = await gate.scope(ctx, req.organizationId, { admin: "Forbidden", missing: () => badRequest("Invalid organization id") });
+        const scope = organizationScope(ctx);
         const input = invitationInput(req);
         const organization = scope.organization;
         const now = clock.now();
@@ -141,7 +140,7 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
       },
 
       async resendInvitation(req, ctx) {
-        const scope = await gate.scope(ctx, req.organizationId, { admin: "Forbidden", missing: () => badRequest("Invalid organization id") });
+        const scope = organizationScope(ctx);
         const sender = await userProfile(db, Number(scope.userId));
         const missing = () => notFound("Invitation code not found");
         await storage.change(async (trx, _emit, mail) => {

@@ -39,7 +39,7 @@ import {
   renamedOrganization,
   roleOf,
 } from "./rules.js";
-import { OrganizationGate } from "./scope.js";
+import { organizationScope } from "../access.js";
 import {
   activeSeats,
   defaultWorkspaceIfNone,
@@ -176,7 +176,6 @@ function workspaceEvent(action: EntityAction, workspace: WorkspaceRow, actor: bi
 /** Organizations and their users (REST), and the plan operators set (internal). */
 export function organizationHandlers({ storage, clock }: AccountsKit) {
   const { db } = storage;
-  const gate = new OrganizationGate(db);
 
   return (router: ConnectRouter) => {
     router.service(OrganizationService, {
@@ -215,15 +214,12 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
       },
 
       async getOrganization(req, ctx) {
-        const scope = await gate.scope(ctx, req.organizationId, {
-          missing: () => notFound("Invalid organization ID"),
-          denied: () => notFound("User not part of organization"),
-        });
+        const scope = organizationScope(ctx);
         return { organization: organizationMessage(scope.organization, scope.member, await userCount(db, scope.organization.id)) };
       },
 
       async updateOrganization(req, ctx) {
-        const scope = await gate.scope(ctx, req.organizationId, { admin: "User is not authorized to update the organization" });
+        const scope = organizationScope(ctx);
         const name = renamedOrganization(req.name);
         await changeRow(storage, organizations, { scope: scope.organization.id, id: req.organizationId, missing: noAccess }, (existing, trx) =>
           organizations.update(trx, existing, { name, updated_at: clock.now() }),
@@ -232,7 +228,7 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
       },
 
       async listOrganizationUsers(req, ctx) {
-        const scope = await gate.scope(ctx, req.organizationId, { admin: "User is not authorized to list the organization users" });
+        const scope = organizationScope(ctx);
         const organization = scope.organization.id;
         const query = memberQuery(req);
         if (query.workspaces && (await workspacesAmong(db, organization, query.workspaces)).length !== query.workspaces.length) {
@@ -256,7 +252,7 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
       },
 
       async patchOrganizationUsers(req, ctx) {
-        const scope = await gate.scope(ctx, req.organizationId, { admin: "User is not authorized to delete the organization user" });
+        const scope = organizationScope(ctx);
         const ids = removalIds(req.delete);
         const now = clock.now();
         await changeRow(storage, organizations, { scope: scope.organization.id, id: req.organizationId, missing: noAccess }, async (organization, trx, emit) => {
@@ -291,7 +287,7 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
       },
 
       async updateOrganizationUser(req, ctx) {
-        const scope = await gate.scope(ctx, req.organizationId, { admin: "User is not authorized to update the organization user" });
+        const scope = organizationScope(ctx);
         const input = organizationUserInput(req);
         const now = clock.now();
         await changeRow(storage, organizations, { scope: scope.organization.id, id: req.organizationId, missing: noAccess }, async (organization, trx, emit) => {

@@ -32,7 +32,7 @@ const WINDOW = SIGN_IN_POLICY.windowMs;
 const replica = await createAccountsService({ config: sys.config, clock, bus: sys.bus, directory: new Directory(sys.config), log: createLogger("silent") });
 t.teardown(() => replica.close());
 const replicaDirectory = new Directory(sys.config);
-replicaDirectory.registerLocal("accounts", replica.routes);
+replicaDirectory.registerLocal("accounts", replica.routes, [], [replica.access]);
 
 const identityA = sys.directory.client("accounts", IdentityService);
 const identityB = replicaDirectory.client("accounts", IdentityService);

@@ -8,7 +8,7 @@ import { storageId } from "../../../lib/ids.js";
 import type { AccountsKit } from "../kit.js";
 import { emitMemberships, workspaceUserMessage } from "../organizations/handlers.js";
 import { mayAct } from "../organizations/rules.js";
-import { OrganizationGate } from "../organizations/scope.js";
+import { memberWorkspaceScope, organizationScope } from "../access.js";
 import { defaultWorkspaceIfNone, insertMembership, memberForChange, memberOf, userProfile, type OrganizationUserRow } from "../organizations/store.js";
 import { workspaces, type WorkspaceRow } from "../workspaces/store.js";
 import { assignToWorkspace, groups } from "../groups/store.js";
@@ -36,41 +36,28 @@ function simpleUserMessage({ membership: m, member, profile }: WorkspaceMember):
 /** Workspace members: the members' lists, and the organization admins' list, removal and assignments. */
 export function workspaceUserHandlers({ storage, clock }: AccountsKit) {
   const { db } = storage;
-  const gate = new OrganizationGate(db);
-
-  /** The workspace, for a caller who may act in it; 403 "Forbidden" otherwise (no such workspace too). */
-  async function memberWorkspace(ctx: HandlerContext, workspaceId: bigint): Promise<WorkspaceRow> {
-    const user = storageId(requireUser(ctx));
-    const id = storageId(workspaceId);
-    const workspace = id === undefined ? undefined : await workspaceById(db, id);
-    if (!workspace || user === undefined || !(await isActiveMember(db, workspace.id, user))) throw forbidden();
-    return workspace;
-  }
-
-  /** The organization scope of an organization admin. */
-  const adminScope = (ctx: HandlerContext, organizationId: bigint) => gate.scope(ctx, organizationId, { admin: "Forbidden", denied: () => forbidden() });
 
   return (router: ConnectRouter) => {
     router.service(WorkspaceUserService, {
       async listWorkspaceUsers(req, ctx) {
-        const workspace = await memberWorkspace(ctx, req.workspaceId);
+        const { workspace } = memberWorkspaceScope(ctx).seen;
         return { workspaceUsers: (await workspaceMembers(db, workspace)).map((m) => listedWorkspaceUser(m, workspace)) };
       },
 
       async listWorkspaceSimpleUsers(req, ctx) {
-        const workspace = await memberWorkspace(ctx, req.workspaceId);
+        const { workspace } = memberWorkspaceScope(ctx).seen;
         return { users: (await workspaceMembers(db, workspace)).map(simpleUserMessage) };
       },
 
       async listOrganizationWorkspaceUsers(req, ctx) {
-        const scope = await adminScope(ctx, req.organizationId);
+        const scope = organizationScope(ctx);
         const workspace = await workspaces.get(db, scope.organization.id, req.workspaceId);
         if (!workspace) throw notFound("Resource can not be found");
         return { workspaceUsers: (await workspaceMembers(db, workspace, req.name)).map((m) => listedWorkspaceUser(m, workspace)) };
       },
 
       async patchOrganizationWorkspaceUsers(req, ctx) {
-        const scope = await adminScope(ctx, req.organizationId);
+        const scope = organizationScope(ctx);
         const ids = deletionIds(req.delete);
         const now = clock.now();
         await storage.change(async (trx, emit) => {
@@ -88,7 +75,7 @@ export function workspaceUserHandlers({ storage, clock }: AccountsKit) {
       },
 
       async changeAssignments(req, ctx) {
-        const scope = await adminScope(ctx, req.organizationId);
+        const scope = organizationScope(ctx);
         const wanted = assignment(req);
         const now = clock.now();
         await storage.change(async (trx, emit) => {

@@ -12,7 +12,7 @@ import type { Knex } from "../../../lib/db.js";
 import type { AccountsKit } from "../kit.js";
 import { emitMemberships } from "../organizations/handlers.js";
 import { MAX_WORKSPACES_PER_USER, isPaid, mayAct } from "../organizations/rules.js";
-import { OrganizationGate } from "../organizations/scope.js";
+import { memberWorkspaceScope, organizationScope } from "../access.js";
 import { defaultWorkspaceIfNone, insertMembership, insertWorkspace, memberOf, userProfile, workspaceCountForChange, type MembershipRow } from "../organizations/store.js";
 import { checkPremiumSettings, settingChanges, workspaceSettings } from "./rules.js";
 import {
@@ -89,18 +89,6 @@ function statisticsMessage(s: WorkspaceStatisticsRow): WorkspaceStatistics {
 /** The caller's workspaces; a workspace's settings, statistics and constraints; new workspaces of an organization. */
 export function workspaceHandlers({ storage, clock }: AccountsKit) {
   const { db } = storage;
-  const gate = new OrganizationGate(db);
-
-  /** The caller's place in the workspace: an active member (else 403 `denied`), an admin when `admin` says so. */
-  async function access(ctx: HandlerContext, workspaceId: bigint, denied: string, admin?: () => Error) {
-    const userId = requireUser(ctx);
-    const user = storageId(userId);
-    const workspace = storageId(workspaceId);
-    const seen = user === undefined || workspace === undefined ? undefined : await memberWorkspace(db, user, workspace);
-    if (!seen || user === undefined) throw forbidden(denied);
-    if (admin && !seen.admin) throw admin();
-    return { userId, user, seen };
-  }
 
   /** Makes the users (active members of the workspace) its admins; answers the memberships changed. */
   async function makeAdmins(trx: Knex.Transaction, emit: Emit, w: WorkspaceRow, userIds: number[], actor: bigint, now: Date) {
@@ -123,12 +111,12 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
       },
 
       async getWorkspace(req, ctx) {
-        const { seen } = await access(ctx, req.workspaceId, "Forbidden");
+        const { seen } = memberWorkspaceScope(ctx);
         return { workspace: workspaceMessage(seen) };
       },
 
       async updateWorkspace(req, ctx) {
-        const { userId, user, seen } = await access(ctx, req.workspaceId, "Forbidden", () => forbidden());
+        const { userId, user, seen } = memberWorkspaceScope(ctx);
         const settings = workspaceSettings(req);
         const admins = [...new Set(req.admins.map(Number))];
         const now = clock.now();
@@ -148,8 +136,7 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
       },
 
       async createWorkspace(req, ctx) {
-        const missing = () => notFound("Organization not found/accessible");
-        const scope = await gate.scope(ctx, req.organizationId, { admin: "Forbidden", missing, denied: missing });
+        const scope = organizationScope(ctx);
         if (req.name === undefined) throw badRequest("workspace name must not be nil");
         const settings = workspaceSettings(req);
         const name = settings.name!;
@@ -187,25 +174,25 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
       },
 
       async getWorkspaceStatistics(req, ctx) {
-        const { seen } = await access(ctx, req.workspaceId, NO_ACCESS);
+        const { seen } = memberWorkspaceScope(ctx);
         const stats = await statisticsOf(db, [seen.workspace.id]);
         return { statistics: statisticsMessage(stats.get(seen.workspace.id)!) };
       },
 
       async listOrganizationWorkspaceStatistics(req, ctx) {
-        const scope = await gate.scope(ctx, req.organizationId, { admin: "Forbidden", missing: () => notFound("Resource can not be found"), denied: () => forbidden() });
+        const scope = organizationScope(ctx);
         const ids = (await workspaces.list(db, scope.organization.id)).map((w) => w.id);
         const stats = await statisticsOf(db, ids);
         return { statistics: Object.fromEntries([...stats].map(([id, s]) => [String(id), statisticsMessage(s)])) };
       },
 
       async getTimeEntryConstraints(req, ctx) {
-        const { seen } = await access(ctx, req.workspaceId, NO_ACCESS);
+        const { seen } = memberWorkspaceScope(ctx);
         return { constraints: workspaceMessage(seen).teConstraints };
       },
 
       async setTimeEntryConstraints(req, ctx) {
-        const { userId, seen } = await access(ctx, req.workspaceId, NO_ACCESS, () => badRequest("Admin permissions required"));
+        const { userId, seen } = memberWorkspaceScope(ctx);
         const wanted: Partial<WorkspaceRow> = {};
         if (req.descriptionPresent !== undefined) wanted.te_description_present = req.descriptionPresent;
         if (req.projectPresent !== undefined) wanted.te_project_present = req.projectPresent;

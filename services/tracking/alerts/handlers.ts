@@ -3,6 +3,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { AlertSchema, AlertService, type Alert } from "../../../gen/tracking/v1/alerts_pb.js";
 import { badRequest, forbidden, NO_ACCESS } from "../../../lib/errors.js";
 import { requireStorageId } from "../../../lib/ids.js";
+import { workspaceScope } from "../../../lib/workspace-scope.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import { projects } from "../projects/store.js";
 import { alerts, type AlertRow } from "./store.js";
@@ -29,17 +30,17 @@ function alertMessage(row: AlertRow): Alert {
 
 const noAlert = () => forbidden("Alert not found or not accessible");
 
-export function alertHandlers({ storage, gate, clock, identity }: ResourceKit) {
+export function alertHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
   return (router: ConnectRouter) =>
     router.service(AlertService, {
       async listAlerts(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId, { admin: NO_ACCESS });
+        const scope = workspaceScope(ctx);
         return { alerts: (await alerts.list(db, scope.workspace)).map(alertMessage) };
       },
 
       async createAlert(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId, { admin: NO_ACCESS });
+        const scope = workspaceScope(ctx);
         const settings = alertSettings(req);
         if (settings.receiverUsers.length) {
           const { members } = await identity.listWorkspaceMembers({ workspaceId: scope.workspaceId });
@@ -67,7 +68,7 @@ export function alertHandlers({ storage, gate, clock, identity }: ResourceKit) {
       },
 
       async deleteAlert(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId, { admin: NO_ACCESS });
+        const scope = workspaceScope(ctx);
         requireStorageId(req.alertId, () => badRequest("invalid 'alert_id' passed in URL"));
         await changeRow(storage, alerts, { scope: scope.workspace, id: req.alertId, missing: noAlert }, (existing, trx) => alerts.delete(trx, existing));
         return {};

@@ -6,7 +6,7 @@ import { badRequest, notFound } from "../../../lib/errors.js";
 import { entityEvent } from "../../../lib/events.js";
 import type { EntityAction } from "../../../lib/event-catalog.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
-import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
 import { clients, type ClientRow } from "./store.js";
 import { checkBodyWorkspace, clientName, statusFilter } from "./rules.js";
 import { detachClientProjects, setClientProjectsActive } from "../projects/cascade.js";
@@ -30,18 +30,18 @@ export const clientEvent = (action: EntityAction, row: ClientRow, scope: Pick<Wo
 const noClient = (id: bigint) => () => notFound(`No client with ID ${id} was found`);
 const nameTaken = () => badRequest("Name has already been taken");
 
-export function clientHandlers({ storage, gate, clock }: ResourceKit) {
+export function clientHandlers({ storage, clock }: ResourceKit) {
   const { db } = storage;
   return (router: ConnectRouter) =>
     router.service(ClientService, {
       async listClients(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const rows = await clients.list(db, scope.workspace, { where: statusFilter(req.status), contains: { name: req.name.trim() } });
         return { clients: rows.map(clientMessage) };
       },
 
       async createClient(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         checkBodyWorkspace(req.wid, req.workspaceId);
         const name = clientName(req.name);
         const now = clock.now();
@@ -62,14 +62,14 @@ export function clientHandlers({ storage, gate, clock }: ResourceKit) {
       },
 
       async getClient(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const row = await clients.get(db, scope.workspace, req.clientId);
         if (!row) throw noClient(req.clientId)();
         return { client: clientMessage(row) };
       },
 
       async updateClient(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         checkBodyWorkspace(req.wid, req.workspaceId);
         const changes: Partial<ClientRow> = { at: clock.now() };
         if (req.name !== undefined) changes.name = clientName(req.name);
@@ -84,7 +84,7 @@ export function clientHandlers({ storage, gate, clock }: ResourceKit) {
       },
 
       async deleteClient(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
           // Its projects stay, without client.
           await detachClientProjects(trx, emit, scope, existing.id, clock.now());
@@ -95,7 +95,7 @@ export function clientHandlers({ storage, gate, clock }: ResourceKit) {
       },
 
       async archiveClient(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId, { premium: "Archiving clients requires a premium workspace" });
+        const scope = workspaceScope(ctx);
         const archived = await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
           const now = clock.now();
           if (!existing.archived) await emit(clientEvent("updated", await clients.update(trx, existing, { archived: true, at: now }), scope));
@@ -106,7 +106,7 @@ export function clientHandlers({ storage, gate, clock }: ResourceKit) {
       },
 
       async restoreClient(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         if (req.projects.length > 0 && req.restoreAllProjects) throw badRequest("Bad Request");
         const row = await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
           const now = clock.now();

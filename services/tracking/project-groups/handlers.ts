@@ -2,6 +2,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { ProjectGroupService } from "../../../gen/tracking/v1/project_groups_pb.js";
 import { badRequest, notFound } from "../../../lib/errors.js";
 import { storageId } from "../../../lib/ids.js";
+import { workspaceScope } from "../../../lib/workspace-scope.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import { viewerOf, visibleTo } from "../projects/access.js";
 import { projects } from "../projects/store.js";
@@ -14,12 +15,12 @@ const invalidGroup = () => badRequest("Invalid group_id");
 const groupTaken = () => badRequest("Project group already exists");
 const noProjectGroup = () => notFound("Project group not found");
 
-export function projectGroupHandlers({ storage, gate, clock, identity }: ResourceKit) {
+export function projectGroupHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
   return (router: ConnectRouter) =>
     router.service(ProjectGroupService, {
       async listProjectGroups(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const wanted = queryIds(req.projectIds, "project_ids", MAX_LIST_PROJECTS);
         if (wanted.length === 0) throw badRequest("project_ids is required");
         const visible = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at").whereIn("id", wanted), await viewerOf(db, identity, scope)).select("id");
@@ -30,7 +31,7 @@ export function projectGroupHandlers({ storage, gate, clock, identity }: Resourc
       },
 
       async createProjectGroup(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const project = await projects.getLive(db, scope.workspace, req.projectId);
         if (!project) throw invalidProject();
         await checkMayManage(db, scope, project.id);
@@ -48,7 +49,7 @@ export function projectGroupHandlers({ storage, gate, clock, identity }: Resourc
       },
 
       async deleteProjectGroup(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         await changeRow(storage, projectGroups, { scope: scope.workspace, id: req.projectGroupId, missing: noProjectGroup }, async (existing, trx, emit) => {
           await checkMayManage(trx, scope, existing.project_id);
           await projectGroups.delete(trx, existing);

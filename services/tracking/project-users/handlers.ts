@@ -9,7 +9,7 @@ import type { Knex } from "../../../lib/db.js";
 import { badRequest } from "../../../lib/errors.js";
 import { storageId } from "../../../lib/ids.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
-import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
 import { checkMayManage, projectsOfUsers, viewerOf, visibleTo } from "../projects/access.js";
 import { projects } from "../projects/store.js";
 import { projectGroups, type ProjectGroupRow } from "../project-groups/store.js";
@@ -32,7 +32,7 @@ import {
 } from "./rules.js";
 import { projectUsers, type ProjectUserRow } from "./store.js";
 
-export function projectUserHandlers({ storage, gate, clock, identity }: ResourceKit) {
+export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
 
   /** The workspace's active members' ids (asked of the accounts service). */
@@ -82,7 +82,7 @@ export function projectUserHandlers({ storage, gate, clock, identity }: Resource
   return (router: ConnectRouter) =>
     router.service(ProjectUserService, {
       async listProjectUsers(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const wanted = queryIds(req.projectIds, "project_ids", MAX_LIST_PROJECTS);
         const userId = queryUserId(req.userId);
         // The live projects the caller may see, narrowed as the query asks.
@@ -100,7 +100,7 @@ export function projectUserHandlers({ storage, gate, clock, identity }: Resource
       },
 
       async createProjectUser(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const changes: ProjectUserChanges = { manager: req.manager ?? false, rate: req.rate, labour_cost: req.labourCost === undefined ? undefined : Number(req.labourCost) };
         checkPremiumRates(scope, changes, req.rateChangeMode);
         const project = await projects.getLive(db, scope.workspace, req.projectId);
@@ -130,7 +130,7 @@ export function projectUserHandlers({ storage, gate, clock, identity }: Resource
       },
 
       async updateProjectUser(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const changes: ProjectUserChanges = { manager: req.manager, rate: req.rate, labour_cost: req.labourCost === undefined ? undefined : Number(req.labourCost) };
         if (changes.manager === undefined && changes.rate === undefined && changes.labour_cost === undefined) throw badRequest("Missing data");
         checkPremiumRates(scope, changes, req.rateChangeMode);
@@ -139,7 +139,7 @@ export function projectUserHandlers({ storage, gate, clock, identity }: Resource
       },
 
       async deleteProjectUser(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         await changeRow(storage, projectUsers, { scope: scope.workspace, id: req.projectUserId, missing: noProjectUser }, async (existing, trx, emit) => {
           if (!(await projects.getLive(trx, scope.workspace, BigInt(existing.project_id)))) throw invalidProject();
           await checkMayManage(trx, scope, existing.project_id);
@@ -150,7 +150,7 @@ export function projectUserHandlers({ storage, gate, clock, identity }: Resource
       },
 
       async patchProjectUsers(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const ids = parseIdList(req.projectUserIds, { max: MAX_PATCH_PROJECT_USERS, invalid: "Invalid value as user IDs" });
         const operations = parsePatchOperations(req.patches ? toJson(ValueSchema, req.patches) : undefined, PATCHABLE_PATHS);
         const changes = patchChanges(operations);

@@ -6,7 +6,7 @@ import { applyEach, parseIdList, parsePatchOperations } from "../../../lib/bulk-
 import type { Knex } from "../../../lib/db.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import type { Emit } from "../../../lib/storage.js";
-import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
 import { deleteProjectGroupsOf } from "../project-groups/changes.js";
 import { deleteProjectUsersOf, projectUserEvent } from "../project-users/changes.js";
 import { projectUsers } from "../project-users/store.js";
@@ -21,7 +21,7 @@ import { MAX_PATCH_PROJECTS, checkMayCreate, dayOf, deletionMode, noProject } fr
 import { projects, type ProjectRow } from "./store.js";
 import { projectEvent, projectMessages } from "./view.js";
 
-export function projectHandlers({ storage, gate, clock, identity }: ResourceKit) {
+export function projectHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
 
   /**
@@ -44,7 +44,7 @@ export function projectHandlers({ storage, gate, clock, identity }: ResourceKit)
   return (router: ConnectRouter) =>
     router.service(ProjectService, {
       async listProjects(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const viewer = await viewerOf(db, identity, scope);
         const now = clock.now();
         const q = filterProjects(db, visibleTo(db, projects.query(db, scope.workspace), viewer), req, viewer, dayOf(now));
@@ -53,7 +53,7 @@ export function projectHandlers({ storage, gate, clock, identity }: ResourceKit)
       },
 
       async createProject(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         checkMayCreate(scope);
         const now = clock.now();
         const row = await storage.change(async (trx, emit) => {
@@ -79,21 +79,21 @@ export function projectHandlers({ storage, gate, clock, identity }: ResourceKit)
       },
 
       async getProject(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const row = await projects.getLive(db, scope.workspace, req.projectId);
         if (!row || !(await canSee(db, () => viewerOf(db, identity, scope), row))) throw noProject();
         return { project: (await projectMessages(db, [row], clock.now()))[0] };
       },
 
       async updateProject(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const viewer = await viewerOf(db, identity, scope);
         const row = await storage.change((trx, emit) => changeProject(trx, emit, scope, viewer, req.projectId, { input: req.project ?? {} }));
         return { project: (await projectMessages(db, [row], clock.now()))[0] };
       },
 
       async deleteProject(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const mode = deletionMode(req.teDeletionMode);
         const now = clock.now();
         const viewer = await viewerOf(db, identity, scope);
@@ -117,7 +117,7 @@ export function projectHandlers({ storage, gate, clock, identity }: ResourceKit)
       },
 
       async patchProjects(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const ids = parseIdList(req.projectIds, { max: MAX_PATCH_PROJECTS, invalid: "Invalid value as project IDs" });
         const operations = parsePatchOperations(req.operations ? toJson(ValueSchema, req.operations) : undefined, PROJECT_PATCH_PATHS);
         const edit = editOfPatch(operations);

@@ -4,7 +4,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { TrackReminderSchema, TrackReminderService, type TrackReminder } from "../../../gen/tracking/v1/reminders_pb.js";
 import { notFound, NO_ACCESS } from "../../../lib/errors.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
-import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
 import { reminderChecks, reminders, type ReminderRow } from "./store.js";
 import { checkGroups, checkMembers, reminderSettings, type ReminderInput, type ReminderSettings } from "./rules.js";
 
@@ -22,7 +22,7 @@ function reminderMessage(row: ReminderRow): TrackReminder {
 
 const noReminder = () => notFound("Track reminder not found");
 
-export function reminderHandlers({ storage, gate, clock, identity }: ResourceKit) {
+export function reminderHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
 
   /** The request's settings, with its users members of the workspace and its groups assigned to it. */
@@ -41,13 +41,13 @@ export function reminderHandlers({ storage, gate, clock, identity }: ResourceKit
   return (router: ConnectRouter) =>
     router.service(TrackReminderService, {
       async listTrackReminders(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId, { admin: NO_ACCESS });
+        const scope = workspaceScope(ctx);
         const rows = await reminders.list(db, scope.workspace);
         return { trackReminders: rows.map(reminderMessage) };
       },
 
       async createTrackReminder(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId, { admin: NO_ACCESS });
+        const scope = workspaceScope(ctx);
         const settings = await validSettings(scope, req.settings ?? {});
         const now = clock.now();
         const row = await storage.change((trx) =>
@@ -66,7 +66,7 @@ export function reminderHandlers({ storage, gate, clock, identity }: ResourceKit
       },
 
       async updateTrackReminder(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId, { admin: NO_ACCESS });
+        const scope = workspaceScope(ctx);
         if (!(await reminders.get(db, scope.workspace, req.reminderId))) throw noReminder();
         const settings = await validSettings(scope, req.settings ?? {});
         const changes: Partial<ReminderRow> = { frequency: settings.frequency, threshold: settings.threshold, user_ids: settings.userIds, group_ids: settings.groupIds, at: clock.now() };
@@ -75,7 +75,7 @@ export function reminderHandlers({ storage, gate, clock, identity }: ResourceKit
       },
 
       async deleteTrackReminder(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId, { admin: NO_ACCESS });
+        const scope = workspaceScope(ctx);
         await changeRow(storage, reminders, { scope: scope.workspace, id: req.reminderId, missing: noReminder }, async (existing, trx) => {
           await reminders.delete(trx, existing);
           await reminderChecks.query(trx, scope.workspace).where({ reminder_id: existing.id }).delete();

@@ -1,6 +1,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { TagService } from "../../../gen/tracking/v1/tags_pb.js";
 import { notFound } from "../../../lib/errors.js";
+import { userScope, workspaceScope } from "../../../lib/workspace-scope.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import { deleteTag, insertTag, renameTag, tagMessage } from "./changes.js";
 import { checkMayManageTags, tagName, tagNameTaken } from "./rules.js";
@@ -14,18 +15,18 @@ const liveOnly = (row: TagRow): TagRow => {
   return row;
 };
 
-export function tagHandlers({ storage, gate, clock }: ResourceKit) {
+export function tagHandlers({ storage, clock }: ResourceKit) {
   const { db } = storage;
   return (router: ConnectRouter) =>
     router.service(TagService, {
       async listTags(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const rows = await tags.list(db, scope.workspace, { where: { deleted_at: null } });
         return { tags: rows.map(tagMessage) };
       },
 
       async createTag(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         checkMayManageTags(scope);
         const name = tagName(req.name);
         const row = await storage.change((trx, emit) => insertTag(trx, emit, scope, name, clock.now()), { onDuplicate: tagNameTaken(name) });
@@ -33,7 +34,7 @@ export function tagHandlers({ storage, gate, clock }: ResourceKit) {
       },
 
       async updateTag(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         checkMayManageTags(scope);
         const name = tagName(req.name);
         const where = { scope: scope.workspace, id: req.tagId, missing: noTag };
@@ -44,7 +45,7 @@ export function tagHandlers({ storage, gate, clock }: ResourceKit) {
       },
 
       async deleteTag(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         checkMayManageTags(scope);
         const where = { scope: scope.workspace, id: req.tagId, missing: noTag };
         await changeRow(storage, tags, where, (existing, trx, emit) => deleteTag(trx, emit, scope, liveOnly(existing), clock.now()));
@@ -52,7 +53,7 @@ export function tagHandlers({ storage, gate, clock }: ResourceKit) {
       },
 
       async listMyTags(req, ctx) {
-        const workspaces = await gate.memberships(ctx);
+        const workspaces = await userScope(ctx).memberships();
         if (workspaces.length === 0) return { tags: [] };
         const q = db(tags.table).whereIn("workspace_id", workspaces);
         if (req.since === undefined) q.whereNull("deleted_at");

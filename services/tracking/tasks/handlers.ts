@@ -4,7 +4,7 @@ import type { Knex } from "../../../lib/db.js";
 import { badRequest } from "../../../lib/errors.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
 import type { Emit } from "../../../lib/storage.js";
-import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
 import { canSee, checkMayManage, viewerOf, visibleTo } from "../projects/access.js";
 import { noProject } from "../projects/rules.js";
 import { projects, type ProjectRow } from "../projects/store.js";
@@ -15,7 +15,7 @@ import { taskEvent, taskMessages } from "./view.js";
 const noTask = () => badRequest("Invalid task_id");
 const nameTaken = () => badRequest("Name has already been taken");
 
-export function taskHandlers({ storage, gate, clock, identity }: ResourceKit) {
+export function taskHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
 
   /** The live project of the path that the caller sees (400 "Invalid project_id" otherwise). */
@@ -76,14 +76,14 @@ export function taskHandlers({ storage, gate, clock, identity }: ResourceKit) {
   return (router: ConnectRouter) =>
     router.service(TaskService, {
       async listProjectTasks(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const project = await projectOf(db, scope, req.projectId);
         const rows = await tasks.list(db, scope.workspace, { where: { project_id: project.id, server_deleted_at: null } });
         return { tasks: await taskMessages(db, rows) };
       },
 
       async createTask(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const input: Partial<TaskInput> = req.task ?? {};
         if (input.name === undefined) throw badRequest("Task name must not be empty");
         const changes = changesOf(input);
@@ -114,13 +114,13 @@ export function taskHandlers({ storage, gate, clock, identity }: ResourceKit) {
       },
 
       async getTask(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const project = await projectOf(db, scope, req.projectId);
         return answer(await taskOf(db, scope, project, req.taskId, false));
       },
 
       async updateTask(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const input: Partial<TaskInput> = req.task ?? {};
         const changes = changesOf(input);
         await checkAssignee(scope, input.userId);
@@ -135,7 +135,7 @@ export function taskHandlers({ storage, gate, clock, identity }: ResourceKit) {
       },
 
       async deleteTask(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         await storage.change(async (trx, emit) => {
           const project = await changeableProject(trx, scope, req.projectId);
           const existing = await taskOf(trx, scope, project, req.taskId, true);
@@ -147,7 +147,7 @@ export function taskHandlers({ storage, gate, clock, identity }: ResourceKit) {
       },
 
       async listWorkspaceTasks(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const viewer = await viewerOf(db, identity, scope);
         const sort = taskSortOf(req.sortField, req.sortOrder);
         const active = taskActiveFilter(req.active);

@@ -8,7 +8,7 @@ import { badRequest, conflict, notFound, noAccess } from "../../../lib/errors.js
 import { requireUser } from "../../../lib/identity.js";
 import { storageId } from "../../../lib/ids.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
-import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
 import { viewerOf, type Viewer } from "../projects/access.js";
 import { deleteEntry, saveEntry, stopEntry, type ChangeContext, type EntryChange } from "./changes.js";
 import { ENTRY_PATCH_PATHS, patchChange } from "./patch.js";
@@ -49,7 +49,7 @@ function bodyChange(body: TimeEntryBody | undefined, workspaceId: bigint, creati
   };
 }
 
-export function timeEntryHandlers({ storage, gate, clock, identity }: ResourceKit) {
+export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
 
   const memberNames = async (workspace: number | bigint) => {
@@ -140,21 +140,21 @@ export function timeEntryHandlers({ storage, gate, clock, identity }: ResourceKi
       },
 
       async createTimeEntry(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const input = bodyChange(req.entry, req.workspaceId, true);
         const row = await change(scope, (cx) => saveEntry(cx, undefined, input));
         return { timeEntry: await one(row, view(req.meta, false)) };
       },
 
       async updateTimeEntry(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const input = bodyChange(req.entry, req.workspaceId, false);
         const row = await change(scope, async (cx) => saveEntry(cx, await entryForChange(cx, req.timeEntryId), input));
         return { timeEntry: await one(row, view(req.meta, req.includeSharing)) };
       },
 
       async patchTimeEntries(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         const ids = parseIdList(req.timeEntryIds, { max: 100, invalid: "Invalid time entry IDs" });
         const input = patchChange(parsePatchOperations(req.operations ? toJson(ValueSchema, req.operations) : undefined, ENTRY_PATCH_PATHS));
         const [memberIds, viewer] = [membersOnce(scope), viewerOnce(scope)];
@@ -163,13 +163,13 @@ export function timeEntryHandlers({ storage, gate, clock, identity }: ResourceKi
       },
 
       async deleteTimeEntry(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         await change(scope, async (cx) => deleteEntry(cx, await entryForChange(cx, req.timeEntryId)));
         return {};
       },
 
       async stopTimeEntry(req, ctx) {
-        const scope = await gate.scope(ctx, req.workspaceId);
+        const scope = workspaceScope(ctx);
         if (storageId(req.timeEntryId) === undefined) throw badRequest("Invalid time_entry_id");
         const row = await change(scope, async (cx) => stopEntry(cx, await entryForChange(cx, req.timeEntryId), () => conflict("Time entry already stopped")));
         return { timeEntry: await one(row, {}) };
