@@ -6,8 +6,8 @@ import { Directory } from "../lib/directory.js";
 import { HiringAdminService } from "../gen/hiring/v1/admin_pb.js";
 import { HiringStore } from "../services/hiring/store.js";
 import { SyntheticHiring } from "../services/hiring/synthetic.js";
-import { readImport } from "../services/hiring/importing.js";
-import { candidateRow } from "../services/hiring/candidates.js";
+import { readImport } from "../services/hiring/importing/document.js";
+import { candidateRow } from "../services/hiring/candidates/rules.js";
 
 /**
  * `npm run bench:hiring`: the candidate list at 200,000 candidates.

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { create } from "@bufbuild/protobuf";
 import { ListCandidatesRequestSchema } from "../gen/hiring/v1/export_pb.js";
-import { candidateQuery, type CandidateQuery } from "../services/hiring/listing.js";
+import { candidateQuery, type CandidateQuery } from "../services/hiring/candidates/query.js";
 
 /** Progress and notes go to stderr, so stdout holds only the figures. */
 export function log(line: string): void {

@@ -1,5 +1,6 @@
 import { log } from "./support.js";
-import { startBenchSystem, type BenchSystem } from "./measure.js";
+import { startBenchSystem } from "./measure.js";
+import type { TrackingSection } from "./tracking/section.js";
 import { projectsSection } from "./tracking/projects.js";
 import { timeEntriesSection } from "./tracking/time-entries.js";
 
@@ -12,20 +13,6 @@ import { timeEntriesSection } from "./tracking/time-entries.js";
  * BENCH_SECONDS (15 per row at most), BENCH_ONLY (a section name: run that section only);
  * each section documents its own sizes.
  */
-
-/** What a section gets: the running system and the load settings. */
-export interface TrackingBench {
-  sys: BenchSystem;
-  concurrency: number;
-  requests: number;
-  seconds: number;
-}
-
-/** A section: its name and what it does, answering the lines it prints. */
-export interface TrackingSection {
-  name: string;
-  run(bench: TrackingBench): Promise<string[]>;
-}
 
 const SECTIONS: TrackingSection[] = [
   projectsSection,

@@ -2,32 +2,45 @@ import type { Knex } from "./db.js";
 import { isUniqueViolation } from "./db.js";
 import { randomToken } from "./ids.js";
 
+export interface LeaseOptions {
+  /**
+   * The table of the lease's row, `outbox_lease` by default: one whose rows also hold what the
+   * lease guards (the notifier's ingest position) names its own. It has the columns `name`
+   * (unique), `holder` and `expires_at_ms`, and defaults for any other.
+   */
+  table?: string;
+}
+
 /**
- * A lease on a named row of `outbox_lease`: one replica of a service holds it at a time (the
- * outbox relay, the mail sender). Held until `ttlMs` after its last renewal; another replica
- * takes it over once it has expired.
+ * A lease on a named row of `outbox_lease` (or of the table the options name): one replica of a
+ * service holds it at a time (the outbox relay, the mail sender, the notifier's ingest). Held
+ * until `ttlMs` after its last renewal; another replica takes it over once it has expired.
  */
 export class Lease {
   private readonly holder = randomToken(12);
+  private readonly table: string;
 
   constructor(
     private readonly db: Knex,
     private readonly name: string,
     private readonly nowMs: () => number,
     private readonly ttlMs: number,
-  ) {}
+    options: LeaseOptions = {},
+  ) {
+    this.table = options.table ?? "outbox_lease";
+  }
 
   /** Takes or renews the lease; false while another replica holds it. */
   async hold(): Promise<boolean> {
     const now = this.nowMs();
     const expires = now + this.ttlMs;
-    const updated = await this.db("outbox_lease")
+    const updated = await this.db(this.table)
       .where({ name: this.name })
       .andWhere((q) => q.where({ holder: this.holder }).orWhere("expires_at_ms", "<", now))
       .update({ holder: this.holder, expires_at_ms: expires });
     if (updated > 0) return true;
     try {
-      await this.db("outbox_lease").insert({ name: this.name, holder: this.holder, expires_at_ms: expires });
+      await this.db(this.table).insert({ name: this.name, holder: this.holder, expires_at_ms: expires });
       return true;
     } catch (err) {
       if (isUniqueViolation(err)) return false;
@@ -35,8 +48,12 @@ export class Lease {
     }
   }
 
+  /**
+   * Lets the lease go: it expires now, so any replica may take it at once. The row stays, with
+   * whatever else it holds.
+   */
   async release(): Promise<void> {
-    await this.db("outbox_lease").where({ name: this.name, holder: this.holder }).delete().catch(() => undefined);
+    await this.db(this.table).where({ name: this.name, holder: this.holder }).update({ expires_at_ms: 0 }).catch(() => undefined);
   }
 }
 

@@ -9,6 +9,7 @@ import { answerOf } from "./interceptors.js";
 import { fieldLimitsInterceptor } from "./field-limits.js";
 import { isConnectionFailure } from "./db.js";
 import { rewrap, unavailable } from "./errors.js";
+import { refuseInsideTransaction } from "./transactions.js";
 
 /**
  * What a handler threw that is not a ConnectError: a database that cannot be reached answers
@@ -98,12 +99,14 @@ export class Directory {
    */
   peerClient<S extends DescService>(name: ServiceName, service: S): Client<S> {
     const transport: Transport = {
-      unary: (...args) =>
-        this.transport(name)
+      unary: (...args) => {
+        refuseInsideTransaction(`${args[0].parent.typeName}.${args[0].name}`);
+        return this.transport(name)
           .unary(...args)
           .catch((err: unknown) => {
             throw rewrap(err);
-          }),
+          });
+      },
       stream: (...args) => this.transport(name).stream(...args),
     };
     return createClient(service, transport);

@@ -7,6 +7,7 @@ import { isConflictVictim, isUniqueViolation, openDatabase, type Knex, type Migr
 import { OutboxRelay, outboxMigration, recordEvent, type DomainEvent } from "./events.js";
 import { Mailer, mailOutboxMigration, type RecordMail } from "./mailer.js";
 import { unavailable } from "./errors.js";
+import { insideTransaction } from "./transactions.js";
 
 /** Runs of a transaction that lost a conflict (isConflictVictim), in all; after the last the caller is told to try again (503). */
 const MAX_ATTEMPTS = 8;
@@ -53,6 +54,11 @@ export interface StorageOptions {
 export interface ChangeOptions {
   /** The error a unique-key violation means for this call (a name taken, the same record twice). */
   onDuplicate?: () => ConnectError;
+  /**
+   * A unique-key violation is a collision with a concurrent writer (two creating the same record at
+   * once): the change runs again, up to `attempts` runs in all, then answers `giveUp()`.
+   */
+  againOnDuplicate?: { attempts: number; giveUp: () => ConnectError };
 }
 
 /**
@@ -88,13 +94,26 @@ export class ServiceStorage {
    * go out after the commit (never for a change that failed).
    */
   async change<T>(work: (trx: Knex.Transaction, emit: Emit, mail: RecordMail) => Promise<T>, options: ChangeOptions = {}): Promise<T> {
+    const again = options.againOnDuplicate;
+    for (let attempt = 1; again; attempt++) {
+      try {
+        return await this.changeOnce(work, options);
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        if (attempt >= again.attempts) throw again.giveUp();
+      }
+    }
+    return this.changeOnce(work, options);
+  }
+
+  private async changeOnce<T>(work: (trx: Knex.Transaction, emit: Emit, mail: RecordMail) => Promise<T>, options: ChangeOptions): Promise<T> {
     let emitted = false;
     let mailed = false;
     try {
       const result = await runAgainOnConflict(() => {
         emitted = mailed = false;
         return this.db.transaction(async (trx) =>
-          work(
+          insideTransaction.run(this.service, work,
             trx,
             (event) => {
               emitted = true;

@@ -4,7 +4,7 @@ import { seededRandom } from "../../lib/seeded-random.js";
 import { benchAgent, compare, cpuCell, httpGet, ROUNDS, tableLine, type ComparedPath, type Measurement } from "../measure.js";
 import { log, startProcess, stopProcess } from "../support.js";
 import type { ChildProcess } from "node:child_process";
-import type { TrackingSection } from "../tracking.js";
+import type { TrackingSection } from "./section.js";
 
 /**
  * The project list at scale: one workspace with BENCH_PROJECTS (10,000) projects of 40 clients

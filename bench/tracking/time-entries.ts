@@ -2,7 +2,7 @@ import * as http from "node:http";
 import { connectDatabase, isMysql, type Knex } from "../../lib/db.js";
 import { benchAgent, compare, cpuCell, httpGet, ROUNDS, tableLine, type ComparedPath, type Measurement } from "../measure.js";
 import { log, startProcess, stopProcess } from "../support.js";
-import type { TrackingBench, TrackingSection } from "../tracking.js";
+import type { TrackingBench, TrackingSection } from "./section.js";
 
 /**
  * The time entries section of `npm run bench:tracking` (alone: `BENCH_ONLY=time-entries npm run bench:tracking`):

@@ -303,7 +303,7 @@ t.test("the README's Deploy to Kubernetes section matches the manifests and the 
   for (const overlay of OVERLAYS) t.match(section, `kubectl apply -k deploy/overlays/${overlay}`, `the one command of ${overlay}`);
   // Every metric it names is one the code defines.
   const { HttpMetrics, RpcMetrics } = await import("../../lib/metrics.js");
-  const { DeliveryMetrics } = await import("../../services/notifier/metrics.js");
+  const { DeliveryMetrics } = await import("../../services/notifier/delivery/metrics.js");
   const registries = [new RpcMetrics("tracking").registry, new HttpMetrics().registry, new DeliveryMetrics(async () => new Map()).registry];
   const defined = new Set(registries.flatMap((r) => r.getMetricsAsArray().map((m) => m.name)));
   const named = [...section.matchAll(/`([a-z]+(?:_[a-z]+)+_(?:total|seconds|depth))(?:\{[^`]*)?`/g)].map((m) => m[1]);

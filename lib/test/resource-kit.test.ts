@@ -11,6 +11,8 @@ import { storageId } from "../ids.js";
 import { checkCataloged, EVENT_CATALOG, TRACKING_EVENTS, UncatalogedEventError } from "../event-catalog.js";
 import { badRequest, notFound } from "../errors.js";
 import { cleanUp, testEnv } from "../../test/support/harness.js";
+import { Directory } from "../directory.js";
+import { IdentityService } from "../../gen/accounts/v1/accounts_pb.js";
 import type { Migration } from "../db.js";
 
 /** The resource kit on both engines: scoped rows, safe ids, changes, the event catalog. */
@@ -106,4 +108,35 @@ t.test("an id beyond 2^53 finds nothing, not the row whose id it rounds to", asy
   t.equal(await things.get(storage.db, 3, 9007199254740992n), undefined, "2^53 itself is not exact either");
   const missing = () => notFound("no thing");
   await t.rejects(changeRow(storage, things, { scope: 3, id: 9007199254740993n, missing }, async () => t.fail("must not run")), { message: "no thing" });
+});
+
+t.test("no call to another service while a change's transaction is open", async (t) => {
+  const directory = new Directory(config);
+  directory.registerLocal("accounts", (router) => router.service(IdentityService, { getUserProfile: () => ({ fullname: "A" }) }));
+  const identity = directory.peerClient("accounts", IdentityService);
+  t.equal((await identity.getUserProfile({ userId: 1n })).fullname, "A", "outside a change");
+  await t.rejects(
+    storage.change(async (trx) => {
+      await things.insert(trx, { workspace_id: 77, name: "locked", tags: [], done: false, due: null });
+      await identity.getUserProfile({ userId: 1n });
+    }),
+    /accounts\.v1\.IdentityService\.GetUserProfile called inside a transaction of the tracking service/,
+  );
+  t.same(await things.list(storage.db, 77), [], "the change was rolled back");
+  const after = await storage.change(async () => "done");
+  t.equal(after, "done");
+  t.equal((await identity.getUserProfile({ userId: 1n })).fullname, "A", "after a change");
+});
+
+t.test("againOnDuplicate runs a change that collides on a unique key again, then gives up as declared", async (t) => {
+  await add({ workspace_id: 78, name: "taken", tags: [], done: false, due: null });
+  let runs = 0;
+  const name = () => (++runs < 3 ? "taken" : "free");
+  const row = await storage.change((trx) => things.insert(trx, { workspace_id: 78, name: name(), tags: [], done: false, due: null }), { againOnDuplicate: { attempts: 3, giveUp: () => badRequest("gave up") } });
+  t.same([row.name, runs], ["free", 3], "ran until it did not collide");
+  runs = 0;
+  const err = await storage
+    .change((trx) => (runs++, things.insert(trx, { workspace_id: 78, name: "taken", tags: [], done: false, due: null })), { againOnDuplicate: { attempts: 2, giveUp: () => badRequest("gave up") } })
+    .catch((e) => e);
+  t.same([(err as ConnectError).rawMessage, runs], ["gave up", 2]);
 });

@@ -172,7 +172,7 @@ export const migrations: Migration[] = [
   {
     // Signing secrets sealed (AES-256-GCM with ENCRYPTION_KEY) and validation codes as their
     // SHA-256, so that the table alone reveals neither. The key is no migration's to know: rows
-    // written before are converted when the notifier opens (NotifierStore.sealPlainSubscriptions),
+    // written before are converted when the notifier opens (SubscriptionStore.sealPlain, subscriptions/store.ts),
     // which empties their plain columns; a later release may drop those.
     name: "0005_secrets_at_rest",
     async up(knex) {

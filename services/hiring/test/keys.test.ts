@@ -1,7 +1,8 @@
 import t from "tap";
 import { createHash } from "node:crypto";
 import { ManualClock, systemClock } from "../../../lib/clock.js";
-import { KeyVerifier, newApiKey } from "../keys.js";
+import { KeyVerifier } from "../keys/verifier.js";
+import { newApiKey } from "../keys/rules.js";
 
 /** A key table in memory, counting reads. */
 function table() {

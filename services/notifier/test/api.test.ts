@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { WebhookAdminService } from "../../../gen/notifier/v1/webhooks_pb.js";
 import { startTestSystem, type TestContext, type TrackUser, startReceiver, type Received } from "../../../test/support/harness.js";
-import { standardSignature } from "../signing.js";
+import { standardSignature } from "../delivery/signing.js";
 import { eventually } from "./support.js";
 
 /** The time-tracking webhooks API under /webhooks/api/v1, through the gateway. */

@@ -2,8 +2,8 @@ import t from "tap";
 import * as net from "node:net";
 import os from "node:os";
 import type { LookupAddress } from "node:dns";
-import { createDeliverer, DELIVERY_TIMEOUT_MS } from "../deliver.js";
-import type { Resolver } from "../target.js";
+import { createDeliverer, DELIVERY_TIMEOUT_MS } from "../delivery/deliver.js";
+import type { Resolver } from "../delivery/target.js";
 import { startReceiver } from "../../../test/support/harness.js";
 
 const rules = { allowInternal: true };

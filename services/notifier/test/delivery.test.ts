@@ -1,7 +1,7 @@
 import t from "tap";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { ManualClock } from "../../../lib/clock.js";
-import { nextRetryDelayMs } from "../schedule.js";
+import { nextRetryDelayMs } from "../notifications/rules.js";
 import { startReceiver, type TestContext } from "../../../test/support/harness.js";
 import { eventually, publishEvent, seededRandom, startNotifier, type TestNotifier } from "./support.js";
 

@@ -3,7 +3,7 @@ import { ManualClock } from "../../../lib/clock.js";
 import { startTestSystem, startReceiver } from "../../../test/support/harness.js";
 import { runAdmin } from "../../../cmd/admin.js";
 import type { Notifier } from "../index.js";
-import { standardSignature } from "../signing.js";
+import { standardSignature } from "../delivery/signing.js";
 import { eventually, publishEvent } from "./support.js";
 
 /**

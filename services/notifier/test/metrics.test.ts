@@ -1,6 +1,6 @@
 import t from "tap";
 import { Counter, register as globalRegistry } from "prom-client";
-import { DeliveryMetrics } from "../metrics.js";
+import { DeliveryMetrics } from "../delivery/metrics.js";
 import { serviceRegistry } from "../../../lib/metrics.js";
 
 /**

@@ -3,7 +3,7 @@ import { create } from "@bufbuild/protobuf";
 import { anyPack, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { EventSchema } from "../../../gen/events/v1/event_pb.js";
 import { ClientSchema } from "../../../gen/tracking/v1/clients_pb.js";
-import { fillTemplate, hiringTemplate, trackingTemplate } from "../payloads.js";
+import { fillTemplate, hiringTemplate, trackingTemplate } from "../delivery/payloads.js";
 
 const at = new Date("2025-01-01T10:00:00.500Z");
 const now = new Date("2025-01-01T10:00:01Z");

@@ -1,8 +1,8 @@
 import t from "tap";
 import { ManualClock } from "../../../lib/clock.js";
 import { createLogger } from "../../../lib/logger.js";
-import { Retention, type RetentionOptions } from "../retention.js";
-import { MAX_ATTEMPTS } from "../schedule.js";
+import { Retention, type RetentionOptions } from "../delivery/retention.js";
+import { MAX_ATTEMPTS } from "../notifications/rules.js";
 import { startReceiver, type TestContext } from "../../../test/support/harness.js";
 import { eventually, publishEvent, startNotifier, type TestNotifier } from "./support.js";
 
@@ -59,12 +59,12 @@ async function shown(n: TestNotifier, subscriptionId: string): Promise<{ notific
 
 /** The events among `eventIds` whose payloads are stored. */
 async function payloads(n: TestNotifier, eventIds: string[]): Promise<string[]> {
-  return [...(await n.notifier.store.templates(eventIds)).keys()].sort();
+  return [...(await n.notifier.stores.dispatch.templates(eventIds)).keys()].sort();
 }
 
 /** Enables or disables a subscription as the PATCH route does (the test sweeps where the route kicks the dispatcher). */
 async function setEnabled(n: TestNotifier, subscriptionId: string, enabled: boolean): Promise<void> {
-  await n.notifier.store.updateSubscription(Number(subscriptionId), { enabled });
+  await n.notifier.stores.subscriptions.update(Number(subscriptionId), { enabled });
 }
 
 const nothing = { notifications: 0, attempts: 0, payloads: 0 };
@@ -159,7 +159,7 @@ t.test("batches smaller than the rows remove everything, also with two replicas 
   const events: string[] = [];
   for (let i = 1; i <= 7; i++) events.push(await publishAndWait(n, receiver, "w1", i));
   clock.advance(KEEP + DAY);
-  const other = new Retention(n.notifier.store, clock, createLogger("silent"), { keepMs: KEEP, batch: 2 });
+  const other = new Retention(n.notifier.stores.retention, clock, createLogger("silent"), { keepMs: KEEP, batch: 2 });
 
   const [a, b] = await Promise.all([n.notifier.retention.sweep(), other.sweep()]);
   t.same({ notifications: a.notifications + b.notifications, attempts: a.attempts + b.attempts, payloads: a.payloads + b.payloads }, { notifications: 7, attempts: 7, payloads: 7 }, "every row removed once");

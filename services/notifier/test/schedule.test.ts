@@ -1,5 +1,5 @@
 import t from "tap";
-import { MAX_ATTEMPTS, nextRetryDelayMs } from "../schedule.js";
+import { MAX_ATTEMPTS, nextRetryDelayMs } from "../notifications/rules.js";
 
 t.test("after x failed attempts the next one waits 10 + x^4 seconds", async (t) => {
   t.same(

@@ -10,7 +10,7 @@ import { outboxMigration } from "../../../lib/events.js";
 import { cleanUp, startReceiver, startTestSystem, testEnv, type Received, type TestContext, type TrackUser } from "../../../test/support/harness.js";
 import type { Notifier } from "../index.js";
 import { migrations } from "../migrations.js";
-import { standardSignature } from "../signing.js";
+import { standardSignature } from "../delivery/signing.js";
 import { eventually, publishEvent, startNotifier } from "./support.js";
 
 /**
@@ -27,7 +27,7 @@ const filters = [{ entity: "client", action: "*" }];
 
 /** The subscription's row as stored, every column. */
 async function storedRow(id: number | string): Promise<Record<string, unknown>> {
-  return notifier.store.db("subscriptions").where({ id: Number(id) }).first();
+  return notifier.stores.subscriptions.db("subscriptions").where({ id: Number(id) }).first();
 }
 
 /** Asserts that none of the row's columns holds any of the texts. */
@@ -189,17 +189,17 @@ t.test("subscriptions stored in clear before the upgrade are sealed when the not
     [trackingId, { secret: trackingSecret, code }],
     [hiringId, { secret: hiringSecret }],
   ] as const) {
-    const row: Record<string, unknown> = await n.notifier.store.db("subscriptions").where({ id }).first();
+    const row: Record<string, unknown> = await n.notifier.stores.subscriptions.db("subscriptions").where({ id }).first();
     assertNowhereIn(t, row, texts);
     t.match(row, { secret: null, validation_code: null, secret_sealed: /^v1\./ }, "the plain columns are emptied");
   }
-  t.equal(await n.notifier.store.sealPlainSubscriptions(), 0, "nothing is left to seal");
+  t.equal(await n.notifier.stores.subscriptions.sealPlain(), 0, "nothing is left to seal");
 
   // The validation link's RPC, which needs no credentials, with the code stored before.
   const api = createClient(TrackingWebhookService, createRouterTransport(n.notifier.routes));
   const link = (validationCode: string) => api.validateWorkspaceSubscription({ workspaceId: 7n, subscriptionId: BigInt(trackingId), validationCode }).catch((e) => ConnectError.from(e));
   t.match(await link("legacy-validation-code-012345678x"), { code: Code.NotFound });
-  t.equal((await n.notifier.store.subscription(Number(trackingId)))?.validated_at, null, "a wrong code validates nothing");
+  t.equal((await n.notifier.stores.subscriptions.get(Number(trackingId)))?.validated_at, null, "a wrong code validates nothing");
   t.match(await link(code), { status: "OK" });
 
   await publishEvent(n.bus, { service: "hiring", workspaceId: "ws_legacy", entity: "candidate", action: "updated" });

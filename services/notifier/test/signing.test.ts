@@ -1,6 +1,6 @@
 import t from "tap";
 import { createHmac } from "node:crypto";
-import { newSecret, signatureHeaders, standardSignature, trackingSignature } from "../signing.js";
+import { newSecret, signatureHeaders, standardSignature, trackingSignature } from "../delivery/signing.js";
 
 t.test("the Standard Webhooks signature matches the specification's example", async (t) => {
   const signature = standardSignature("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, '{"test": 2432232314}');

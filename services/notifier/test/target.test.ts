@@ -6,8 +6,8 @@ import type { LookupAddress } from "node:dns";
 import { ConnectError, Code } from "@connectrpc/connect";
 import { WebhookAdminService } from "../../../gen/notifier/v1/webhooks_pb.js";
 import { startTestSystem, startReceiver, type TestContext } from "../../../test/support/harness.js";
-import { checkTargetUrl, guardedLookup, isRefusedAddress, type Resolver, type TargetRules } from "../target.js";
-import { createDeliverer } from "../deliver.js";
+import { checkTargetUrl, guardedLookup, isRefusedAddress, type Resolver, type TargetRules } from "../delivery/target.js";
+import { createDeliverer } from "../delivery/deliver.js";
 
 const defaults = { allowInternal: false };
 const relaxed = { allowInternal: true };

@@ -1,0 +1,99 @@
+import t from "tap";
+import { Lease } from "../background.js";
+import { loadConfig } from "../config.js";
+import { openDatabase, type Knex, type Migration } from "../db.js";
+import { outboxMigration } from "../events.js";
+import { cleanUp, testEnv } from "../../test/support/harness.js";
+
+/**
+ * The lease one replica of a service holds at a time: on a row of `outbox_lease`, or on a row of
+ * a table of the service's own that holds more than the lease.
+ */
+
+const TTL = 10_000;
+
+/** A table whose rows hold a lease and a position (as the notifier's `ingest_state` does). */
+const positions: Migration = {
+  name: "0001_positions",
+  up: (knex) =>
+    knex.schema.createTable("positions", (t) => {
+      t.string("name", 40).primary();
+      t.bigInteger("position").notNullable().defaultTo(0);
+      t.string("holder", 40).nullable();
+      t.bigInteger("expires_at_ms").notNullable().defaultTo(0);
+    }),
+  down: (knex) => knex.schema.dropTable("positions"),
+};
+
+/** The position stored in the row of `name`. */
+async function positionOf(db: Knex, name: string): Promise<number | undefined> {
+  const row = await db("positions").where({ name }).first("position");
+  return row ? Number(row.position) : undefined;
+}
+
+async function open(t: { teardown(fn: () => unknown): void }): Promise<Knex> {
+  const config = loadConfig(testEnv());
+  const db = await openDatabase(config, "tracking", [outboxMigration, positions]);
+  t.teardown(async () => {
+    await db.destroy();
+    await cleanUp(config);
+  });
+  return db;
+}
+
+t.test("one holder at a time: another takes the lease only once it has expired", async (t) => {
+  const db = await open(t);
+  let now = 1_000_000;
+  const a = new Lease(db, "relay", () => now, TTL);
+  const b = new Lease(db, "relay", () => now, TTL);
+  t.equal(await a.hold(), true, "a takes it");
+  t.equal(await b.hold(), false, "b waits while a's lease lasts");
+  now += TTL - 1;
+  t.equal(await a.hold(), true, "a renews it");
+  now += TTL - 1;
+  t.equal(await b.hold(), false, "renewed, it lasts another ttl");
+  now += 2;
+  t.equal(await b.hold(), true, "b takes it over once it has expired");
+  t.equal(await a.hold(), false, "and a no longer holds it");
+});
+
+t.test("a released lease can be taken by another at once", async (t) => {
+  const db = await open(t);
+  const now = 1_000_000;
+  const a = new Lease(db, "mail", () => now, TTL);
+  const b = new Lease(db, "mail", () => now, TTL);
+  t.equal(await a.hold(), true);
+  await a.release();
+  t.equal(await b.hold(), true, "b takes it without waiting for the ttl");
+  t.equal(await a.hold(), false);
+});
+
+t.test("a lease on a row of the service's own table keeps the row's other columns through takeover and release", async (t) => {
+  const db = await open(t);
+  const now = 1_000_000;
+  const a = new Lease(db, "events", () => now, TTL, { table: "positions" });
+  const b = new Lease(db, "events", () => now, TTL, { table: "positions" });
+  t.equal(await a.hold(), true, "a takes it: the row is made with the table's defaults");
+  t.equal(await positionOf(db, "events"), 0);
+  await db("positions").where({ name: "events" }).update({ position: 42 });
+  t.equal(await b.hold(), false);
+  await a.release();
+  t.equal(await positionOf(db, "events"), 42, "releasing keeps the row");
+  t.equal(await b.hold(), true);
+  t.equal(await positionOf(db, "events"), 42, "taking it keeps the row");
+  t.same(await db("outbox_lease").select("name"), [], "outbox_lease is not touched");
+});
+
+t.test("a row made by others without a holder is taken like an expired lease", async (t) => {
+  const db = await open(t);
+  await db("positions").insert({ name: "events", position: 7 });
+  const lease = new Lease(db, "events", () => 1_000_000, TTL, { table: "positions" });
+  t.equal(await lease.hold(), true);
+  t.equal(await positionOf(db, "events"), 7);
+});
+
+t.test("a failure other than a lease held by another is not taken for one", async (t) => {
+  const db = await open(t);
+  const lease = new Lease(db, "events", () => 1_000_000, TTL, { table: "no_such_table" });
+  await t.rejects(lease.hold(), "the database's error comes through");
+});

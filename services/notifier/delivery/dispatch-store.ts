@@ -1,0 +1,187 @@
+import type { Knex } from "../../../lib/db.js";
+import type { SecretBox } from "../../../lib/secret-box.js";
+import { MAX_ERROR_LENGTH, notificationRow, type NotificationRow } from "../notifications/store.js";
+import type { Family } from "../subscriptions/store.js";
+import { insertChunks } from "./chunks.js";
+
+/** The outcome of one delivery attempt of a queued notification, as the dispatcher records it. */
+export interface AttemptResult {
+  notification: Pick<NotificationRow, "seq" | "id" | "subscription_id">;
+  attempt: number;
+  at: Date;
+  status?: number;
+  error?: string;
+  latencyMs: number;
+  outcome: "delivered" | "failed" | "given_up";
+  nextAttemptAtMs: number;
+}
+
+/** A pending notification with what delivering it needs: its event's payload, its subscription's URL and secret. */
+export interface Deliverable extends NotificationRow {
+  template: string;
+  family: Family;
+  url: string;
+  secret: string;
+  enabled: boolean;
+}
+
+/**
+ * What the dispatcher reads and writes: the live replicas, the subscriptions' claims, the due
+ * queues with what delivering them needs, and the records of attempts.
+ *
+ * A claim (`claimed_by`, `claim_expires_ms` of a subscription) is a lease per subscription, but
+ * not lib/background.ts's Lease: a replica claims, renews and lets go of many subscriptions in
+ * one statement each, and which subscriptions are due depends on who claims them.
+ */
+export class DispatchStore {
+  constructor(
+    private readonly db: Knex,
+    private readonly box: SecretBox,
+  ) {}
+
+  // Replicas
+
+  async heartbeat(replica: string, nowMs: number): Promise<void> {
+    await this.db("replicas").insert({ id: replica, seen_at_ms: nowMs }).onConflict("id").merge();
+  }
+
+  /** Replicas seen since `sinceMs`, in a stable order; stale rows are removed. */
+  async liveReplicas(sinceMs: number): Promise<string[]> {
+    await this.db("replicas").where("seen_at_ms", "<", sinceMs - 3_600_000).delete();
+    const rows: { id: string }[] = await this.db("replicas").where("seen_at_ms", ">=", sinceMs).orderBy("id").select("id");
+    return rows.map((r) => r.id);
+  }
+
+  async removeReplica(replica: string): Promise<void> {
+    await this.db("replicas").where({ id: replica }).delete();
+  }
+
+  // Claims
+
+  /**
+   * Subscriptions whose oldest pending notification is due and that this replica may take: it
+   * owns them (`id mod replicas = index`) or already claims them, and no other replica's claim
+   * is alive. Oldest due first.
+   */
+  async dueSubscriptions(opts: { nowMs: number; holder: string; share: { index: number; of: number }; limit: number }): Promise<number[]> {
+    const heads = this.db("notifications").where({ state: "pending" }).groupBy("subscription_id").select("subscription_id").min({ seq: "seq" });
+    const q = this.db("notifications as n")
+      .join(heads.as("h"), "h.seq", "n.seq")
+      .join("subscriptions as s", "s.id", "n.subscription_id")
+      .where("n.next_attempt_at_ms", "<=", opts.nowMs)
+      .where("s.enabled", true)
+      .where((w) => w.where("s.claimed_by", opts.holder).orWhere((free) => free.whereRaw("?? % ? = ?", ["s.id", opts.share.of, opts.share.index]).andWhere((x) => x.whereNull("s.claimed_by").orWhere("s.claim_expires_ms", "<", opts.nowMs))))
+      .orderBy("n.next_attempt_at_ms")
+      .limit(opts.limit)
+      .select("n.subscription_id");
+    const rows: { subscription_id: number | string }[] = await q;
+    return rows.map((r) => Number(r.subscription_id));
+  }
+
+  /** Claims what no live claim of another replica holds; answers the ids now claimed by `holder`. */
+  async claim(ids: number[], holder: string, nowMs: number, ttlMs: number): Promise<number[]> {
+    if (ids.length === 0) return [];
+    await this.db("subscriptions")
+      .whereIn("id", ids)
+      .andWhere((q) => q.where({ claimed_by: holder }).orWhereNull("claimed_by").orWhere("claim_expires_ms", "<", nowMs))
+      .update({ claimed_by: holder, claim_expires_ms: nowMs + ttlMs });
+    return this.claimedBy(ids, holder);
+  }
+
+  /** Extends the claims `holder` still has among `ids`; answers those. */
+  async renewClaims(ids: number[], holder: string, nowMs: number, ttlMs: number): Promise<number[]> {
+    if (ids.length === 0) return [];
+    await this.db("subscriptions").whereIn("id", ids).where({ claimed_by: holder }).update({ claim_expires_ms: nowMs + ttlMs });
+    return this.claimedBy(ids, holder);
+  }
+
+  async releaseClaims(ids: number[], holder: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db("subscriptions").whereIn("id", ids).where({ claimed_by: holder }).update({ claimed_by: null, claim_expires_ms: 0 });
+  }
+
+  private async claimedBy(ids: number[], holder: string): Promise<number[]> {
+    const rows: { id: number | string }[] = await this.db("subscriptions").whereIn("id", ids).where({ claimed_by: holder }).select("id");
+    return rows.map((r) => Number(r.id));
+  }
+
+  // Queues
+
+  /**
+   * The next pending notifications of each of the subscriptions (at most `limit` each), in
+   * order, with the subscription's current URL and secret: one query for many workers. The
+   * events' payload templates are not in it (see `templates`).
+   */
+  async pendingBatches(subscriptionIds: number[], limit: number): Promise<Map<number, Omit<Deliverable, "template">[]>> {
+    const out = new Map<number, Omit<Deliverable, "template">[]>(subscriptionIds.map((id) => [id, []]));
+    if (subscriptionIds.length === 0) return out;
+    const ranked = this.db("notifications as n")
+      .join("subscriptions as s", "s.id", "n.subscription_id")
+      .where("n.state", "pending")
+      .whereIn("n.subscription_id", subscriptionIds)
+      .select("n.*", "s.family", "s.url", "s.secret_sealed", "s.enabled", this.db.raw("row_number() over (partition by n.subscription_id order by n.seq) as rn"));
+    const rows: Record<string, unknown>[] = await this.db.select("*").from(ranked.as("x")).where("rn", "<=", limit).orderBy("seq");
+    // Each subscription's secret is opened once, however many of its notifications come.
+    const secrets = new Map<number, string>();
+    for (const r of rows) {
+      const id = Number(r.subscription_id);
+      const secret = secrets.get(id) ?? this.box.open(String(r.secret_sealed));
+      secrets.set(id, secret);
+      out.get(id)!.push({ ...notificationRow(r), family: r.family as Family, url: String(r.url), secret, enabled: Boolean(r.enabled) });
+    }
+    return out;
+  }
+
+  /** The payload templates of the events (they never change once written). */
+  async templates(eventIds: string[]): Promise<Map<string, string>> {
+    if (eventIds.length === 0) return new Map();
+    const rows: { event_id: string; template: string }[] = await this.db("event_payloads").whereIn("event_id", eventIds).select("event_id", "template");
+    return new Map(rows.map((r) => [r.event_id, r.template]));
+  }
+
+  // Records
+
+  /** Records attempts of many subscriptions in one transaction (the dispatcher's group commit). */
+  async recordResults(results: AttemptResult[]): Promise<void> {
+    if (results.length === 0) return;
+    await this.db.transaction(async (trx) => {
+      for (const chunk of insertChunks(results)) {
+        await trx("delivery_attempts").insert(
+          chunk.map((r) => ({
+            subscription_id: r.notification.subscription_id,
+            notification_id: r.notification.id,
+            attempt: r.attempt,
+            attempted_at: r.at,
+            status_code: r.status ?? null,
+            error: r.error?.slice(0, MAX_ERROR_LENGTH) ?? null,
+            latency_ms: r.latencyMs,
+            outcome: r.outcome,
+          })),
+        );
+      }
+      for (const r of results) {
+        if (r.outcome === "delivered") continue;
+        await trx("notifications")
+          .where({ seq: r.notification.seq, state: "pending" })
+          .update({
+            state: r.outcome === "given_up" ? "given_up" : "pending",
+            attempts: r.attempt,
+            next_attempt_at_ms: r.nextAttemptAtMs,
+            finished_at: r.outcome === "given_up" ? r.at : null,
+          });
+      }
+      // Delivered ones share one statement per attempt number (nearly all are first attempts).
+      const byAttempt = new Map<number, AttemptResult[]>();
+      for (const r of results.filter((x) => x.outcome === "delivered")) byAttempt.set(r.attempt, [...(byAttempt.get(r.attempt) ?? []), r]);
+      for (const [attempt, group] of byAttempt) {
+        await trx("notifications")
+          .whereIn(
+            "seq",
+            group.map((r) => r.notification.seq),
+          )
+          .where({ state: "pending" })
+          .update({ state: "delivered", attempts: attempt, finished_at: group[group.length - 1].at });
+      }
+    });
+  }
+}

@@ -1,0 +1,142 @@
+import { fromBinary } from "@bufbuild/protobuf";
+import { EventSchema, type Event } from "../../../gen/events/v1/event_pb.js";
+import type { BusMessage, Consumer, EventBus } from "../../../lib/bus.js";
+import type { Clock } from "../../../lib/clock.js";
+import type { Logger } from "../../../lib/logger.js";
+import type { Lease } from "../../../lib/background.js";
+import { sortableId } from "../../../lib/ids.js";
+import type { NewNotification } from "../notifications/store.js";
+import { familyOfService, matches, receivesEvents } from "../subscriptions/rules.js";
+import type { Family, SubscriptionRow, SubscriptionStore } from "../subscriptions/store.js";
+import { hiringTemplate, trackingTemplate } from "./payloads.js";
+import type { EventPayload, IngestStore } from "./ingest-store.js";
+
+/** Durable consumer name of the notifier on the in-process bus. */
+export const NOTIFIER_CONSUMER = "notifier";
+
+/** A message as ingest sees it: with its stream position when the bus keeps one. */
+type Incoming = BusMessage & { seq?: number };
+
+/** How long the ingest lease lasts unless renewed (renewed every third of it). */
+const LEASE_MS = 10_000;
+
+/**
+ * Ingester turns events from the bus into queued notifications, one per matching subscription,
+ * in the order the stream holds the events.
+ *
+ * On JetStream one replica at a time ingests (a lease, lib/background.ts, on the position's row);
+ * it reads the stream from the position stored in the notifier's database and stores the new
+ * position in the same transaction as the notifications, compare-and-set, so every event is
+ * queued exactly once and in stream order even when a lease changes hands mid-batch. Redelivery
+ * of an unacknowledged message can therefore never put an older event behind a newer one. On the
+ * in-process bus the publisher waits for the ingest, which is the acknowledgement.
+ */
+export class Ingester {
+  private readonly lease: Lease;
+  private readonly leaseMs: number;
+  private consumer?: Consumer;
+  private position = 0;
+  private timer?: NodeJS.Timeout;
+  private stopped = false;
+  private tending?: Promise<void>;
+
+  constructor(
+    private readonly store: IngestStore,
+    private readonly subscriptions: Pick<SubscriptionStore, "ofWorkspaces">,
+    private readonly bus: EventBus,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly onQueued: (subscriptionIds: Set<number>) => void,
+    options: { leaseMs?: number } = {},
+  ) {
+    this.leaseMs = options.leaseMs ?? LEASE_MS;
+    this.lease = store.lease(() => clock.now().getTime(), this.leaseMs);
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    if (!this.bus.follow) {
+      this.consumer = await this.bus.consume(NOTIFIER_CONSUMER, (msg) => this.ingest([msg]));
+      return;
+    }
+    await this.tend();
+  }
+
+  /** Takes or keeps the ingest lease, and follows the stream exactly while it is held. */
+  private async tend(): Promise<void> {
+    const run = async () => {
+      try {
+        const held = await this.lease.hold();
+        if (held && !this.consumer && !this.stopped) {
+          this.consumer = await this.bus.follow!(
+            async () => (this.position = await this.store.position()),
+            (batch) => this.ingest(batch),
+          );
+        } else if (!held && this.consumer) {
+          await this.consumer.stop();
+          this.consumer = undefined;
+        }
+      } catch (err) {
+        this.log.warn({ err }, "notifier: ingest lease failed");
+      }
+    };
+    this.tending = run();
+    await this.tending;
+    if (!this.stopped) this.timer = setTimeout(() => void this.tend(), this.leaseMs / 3);
+  }
+
+  /** Queues the notifications of a batch of events; resolves once they are stored. */
+  async ingest(batch: Incoming[]): Promise<void> {
+    const fresh = batch.filter((m) => m.seq === undefined || m.seq > this.position);
+    if (fresh.length === 0) return;
+    const events: { event: Event; family: Family }[] = [];
+    for (const m of fresh) {
+      let event: Event;
+      try {
+        event = fromBinary(EventSchema, m.data);
+      } catch (err) {
+        // A message that is no event can never become one; it must not hold up the stream.
+        this.log.error({ err, subject: m.subject }, "notifier: skipping a message that is not an events.v1.Event");
+        continue;
+      }
+      const family = familyOfService(event.service);
+      if (family) events.push({ event, family });
+    }
+    const keys = new Map<string, { family: Family; workspaceId: string }>();
+    for (const { event, family } of events) keys.set(`${family}\u0000${event.workspaceId}`, { family, workspaceId: event.workspaceId });
+    const subs = (await this.subscriptions.ofWorkspaces([...keys.values()])).filter(receivesEvents);
+    const byWorkspace = new Map<string, SubscriptionRow[]>();
+    for (const s of subs) {
+      const key = `${s.family}\u0000${s.workspace_id}`;
+      byWorkspace.set(key, [...(byWorkspace.get(key) ?? []), s]);
+    }
+    const now = this.clock.now();
+    const rows: NewNotification[] = [];
+    const payloads: EventPayload[] = [];
+    for (const { event, family } of events) {
+      const receivers = (byWorkspace.get(`${family}\u0000${event.workspaceId}`) ?? []).filter((s) => matches(s.event_filters, event));
+      if (receivers.length === 0) continue;
+      payloads.push({ event_id: event.id, template: family === "hiring" ? hiringTemplate(event, now) : trackingTemplate(event, now), created_at: now });
+      for (const s of receivers) {
+        rows.push({ id: `ntf_${sortableId(now.getTime()).toLowerCase()}`, subscription_id: s.id, event_id: event.id, state: "pending", attempts: 0, next_attempt_at_ms: now.getTime(), created_at: now });
+      }
+    }
+    const last = fresh[fresh.length - 1].seq;
+    const position = last === undefined ? undefined : { expected: this.position, next: last };
+    if (rows.length === 0 && !position) return;
+    if (!(await this.store.enqueue(rows, payloads, position))) {
+      throw new Error("the ingest position moved: another replica ingests now");
+    }
+    if (last !== undefined) this.position = last;
+    if (rows.length) this.onQueued(new Set(rows.map((r) => r.subscription_id)));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.tending;
+    await this.consumer?.stop();
+    this.consumer = undefined;
+    if (this.bus.follow) await this.lease.release();
+  }
+}

@@ -1,0 +1,83 @@
+import type { Event } from "../../../gen/events/v1/event_pb.js";
+import { badRequest, notFound, paymentRequired } from "../../../lib/errors.js";
+import { TRACKING_EVENTS, TRACKING_EVENT_SERVICES } from "../../../lib/event-catalog.js";
+import { randomToken } from "../../../lib/ids.js";
+import { checkTargetUrl, type TargetRules } from "../delivery/target.js";
+import type { Family, Filter, SubscriptionRow } from "./store.js";
+
+/**
+ * The rules of subscriptions: which events exist, which filters are valid, what matches, the
+ * limits of a workspace, what a callback URL and an id may be. Pure functions where possible; the
+ * RPCs and ingest call them.
+ */
+
+/** A subscription id as the internal RPCs carry it (decimal text); another is no subscription's. */
+export function subscriptionIdOf(raw: string): number {
+  if (!/^\d{1,15}$/.test(raw)) throw notFound(`subscription ${raw} not found`);
+  return Number(raw);
+}
+
+/** The publishing services whose events a family's subscriptions receive. */
+export function familyOfService(service: string): Family | undefined {
+  if (service === "hiring") return "hiring";
+  if ((TRACKING_EVENT_SERVICES as readonly string[]).includes(service)) return "tracking";
+  return undefined;
+}
+
+export function matches(filters: Filter[], event: Pick<Event, "entity" | "action">): boolean {
+  return filters.some((f) => (f.entity === "*" || f.entity === event.entity) && (f.action === "*" || f.action === event.action));
+}
+
+/** A subscription receives events only when enabled and validated. */
+export function receivesEvents(sub: Pick<SubscriptionRow, "enabled" | "validated_at">): boolean {
+  return sub.enabled && sub.validated_at !== null;
+}
+
+/** Webhooks per workspace and event filters per webhook, by plan, as the real service limits them. */
+export function workspaceLimits(premium: boolean): { maxWebhooks: number; maxEventsPerWebhook: number } {
+  return premium ? { maxWebhooks: 3, maxEventsPerWebhook: 12 } : { maxWebhooks: 1, maxEventsPerWebhook: 3 };
+}
+
+export const MAX_DESCRIPTION_LENGTH = 200;
+
+export function subscriptionDescription(raw: string): string {
+  const description = raw.trim();
+  if (!description) throw badRequest("Subscription description must not be empty");
+  if (description.length > MAX_DESCRIPTION_LENGTH) throw badRequest(`Subscription description must not be longer than ${MAX_DESCRIPTION_LENGTH} characters`);
+  return description;
+}
+
+/** Filters of a time-tracking subscription: at least one, no repeats, only entities and actions that exist. */
+export function trackingFilters(input: Filter[], maxFilters: number): Filter[] {
+  if (input.length === 0) throw badRequest("The list of event filters must not be empty");
+  const filters = input.map((f) => ({ entity: f.entity.trim(), action: f.action.trim() }));
+  const allActions = new Set(Object.values(TRACKING_EVENTS).flat());
+  for (const f of filters) {
+    if (!f.entity || !f.action) throw badRequest("Event filters must name an entity and an action");
+    if (f.entity !== "*" && !TRACKING_EVENTS[f.entity]) throw badRequest(`Event filter entity '${f.entity}' is not supported`);
+    const actions = f.entity === "*" ? allActions : new Set(TRACKING_EVENTS[f.entity]);
+    if (f.action !== "*" && !actions.has(f.action)) throw badRequest(`Event filter action '${f.action}' is not supported for entity '${f.entity}'`);
+  }
+  if (new Set(filters.map((f) => `${f.entity}/${f.action}`)).size !== filters.length) throw badRequest("The list of event filters must not contain duplicates");
+  if (filters.length > maxFilters) throw paymentRequired(`A webhook in this workspace may have at most ${maxFilters} event filters`);
+  return filters;
+}
+
+/** Filters of a subscription made over the internal RPCs: none means every event; no repeats. */
+export function internalFilters(input: Filter[]): Filter[] {
+  const filters = input.length ? input.map((f) => ({ entity: f.entity.trim() || "*", action: f.action.trim() || "*" })) : [{ entity: "*", action: "*" }];
+  if (new Set(filters.map((f) => `${f.entity}/${f.action}`)).size !== filters.length) throw badRequest("event filters must not repeat");
+  return filters;
+}
+
+/** A time-tracking subscription's callback URL: trimmed, not empty, allowed by the target rules. */
+export async function callbackUrl(raw: string, rules: TargetRules): Promise<string> {
+  const url = raw.trim();
+  if (!url) throw badRequest("URL callback must not be empty");
+  const problem = await checkTargetUrl(url, rules);
+  if (problem) throw badRequest(problem);
+  return url;
+}
+
+/** A fresh validation code (sent in clear once, in the PING that issues it; only its hash is kept). */
+export const newValidationCode = () => randomToken(24);
