@@ -1,4 +1,5 @@
 import * as net from "node:net";
+import { writeFileSync } from "node:fs";
 import { ScalarType, type DescField } from "@bufbuild/protobuf";
 import { Family } from "../gen/gateway/v1/annotations_pb.js";
 import { PROTO_FILES } from "../lib/contracts.js";
@@ -25,6 +26,8 @@ import { seededRandom } from "../lib/seeded-random.js";
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 20_000);
 const CONCURRENCY = Number(process.env.FUZZ_CONCURRENCY ?? 8);
 const TIMEOUT_MS = Number(process.env.FUZZ_TIMEOUT_MS ?? 10_000);
+/** FUZZ_ANSWERS=<file>: every request and its whole answer, one per line (with FUZZ_CONCURRENCY=1, the same for the same seed and code). */
+const answers: string[] | undefined = process.env.FUZZ_ANSWERS ? [] : undefined;
 
 const random = seededRandom(Number(process.env.FUZZ_SEED ?? 1));
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
@@ -196,6 +199,7 @@ async function main(): Promise<void> {
         const text = await res.text();
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
         const what = `${init.method} ${path.slice(0, 100)} ${String(init.body ?? "").slice(0, 60)} -> ${res.status} ${text.slice(0, 80)}`;
+        answers?.push(`${init.method} ${path.slice(0, 300)} ${String(init.body ?? "").slice(0, 300)} -> ${res.status} ${text}`);
         // A token reset with the valid token replaced it: go on with the new one.
         if (res.status === 200 && route.option.revokesCredentials && route.responseField?.name === "api_token") target.token = JSON.parse(text);
         if (res.status >= 500) fiveHundreds.push(what);
@@ -215,6 +219,7 @@ async function main(): Promise<void> {
   );
   await stop();
   const fives = [...statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0);
+  if (answers) writeFileSync(process.env.FUZZ_ANSWERS!, `${answers.join("\n")}\n`);
   console.log(`requests            ${REQUESTS} in ${seconds.toFixed(1)} s (${(REQUESTS / seconds).toFixed(0)}/s, concurrency ${CONCURRENCY}, seed ${process.env.FUZZ_SEED ?? 1})`);
   console.log(`statuses            ${[...statuses].sort((a, b) => a[0] - b[0]).map(([s, c]) => `${s === 0 ? "closed" : s === -1 ? "hang" : s}: ${c}`).join(", ")}`);
   console.log(`5xx                 ${fives}`);

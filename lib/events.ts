@@ -111,11 +111,12 @@ export class OutboxRelay {
   constructor(
     private readonly db: Knex,
     private readonly bus: EventBus,
+    private readonly clock: Clock,
     private readonly log: Logger,
     private readonly options: { intervalMs?: number; batch?: number; leaseMs?: number } = {},
   ) {
     this.loop = new KickedLoop(() => this.publishPending(), options.intervalMs ?? 200);
-    this.lease = new Lease(db, "relay", Date.now, options.leaseMs ?? 10_000);
+    this.lease = new Lease(db, "relay", () => clock.now().getTime(), options.leaseMs ?? 10_000);
   }
 
   start(): void {
@@ -149,7 +150,7 @@ export class OutboxRelay {
             sent.push(row.seq);
           }
         } finally {
-          if (sent.length) await this.db("outbox").whereIn("seq", sent).update({ sent_at: new Date() });
+          if (sent.length) await this.db("outbox").whereIn("seq", sent).update({ sent_at: this.clock.now() });
         }
         if (rows.length < (this.options.batch ?? 200)) break;
       }
@@ -163,7 +164,7 @@ export class OutboxRelay {
 
   /** Sent rows are kept a day (for inspection), then removed, a bounded batch at a time. */
   private async purgeSent(): Promise<void> {
-    const now = Date.now();
+    const now = this.clock.now().getTime();
     if (now - this.lastPurge < 10 * 60_000) return;
     this.lastPurge = now;
     const ids = await this.db("outbox").where("sent_at", "<", new Date(now - 24 * 3600_000)).orderBy("seq").limit(10_000).pluck("seq");

@@ -10,7 +10,8 @@ import { unavailable } from "./errors.js";
 import { insideTransaction } from "./transactions.js";
 
 /** Runs of a transaction that lost a conflict (isConflictVictim), in all; after the last the caller is told to try again (503). */
-const MAX_ATTEMPTS = 8;
+/** Runs of a change that collides with concurrent ones (deadlocks, SQLite snapshots) before it answers 503. */
+const CONFLICT_RUNS = 8;
 
 /**
  * How long a conflict's victim waits before it runs again: a random part of a window that
@@ -23,7 +24,7 @@ function conflictBackoffMs(attempt: number): number {
 
 /**
  * Runs `transaction` (a whole transaction, from its start), again after a random pause while the
- * database refuses it for a conflict with a concurrent one (isConflictVictim), up to MAX_ATTEMPTS
+ * database refuses it for a conflict with a concurrent one (isConflictVictim), up to CONFLICT_RUNS
  * runs in all; then the caller is told to try again (`unavailable`).
  */
 export async function runAgainOnConflict<T>(transaction: () => Promise<T>): Promise<T> {
@@ -32,7 +33,7 @@ export async function runAgainOnConflict<T>(transaction: () => Promise<T>): Prom
       return await transaction();
     } catch (err) {
       if (!isConflictVictim(err)) throw err;
-      if (attempt >= MAX_ATTEMPTS) throw unavailable("The change collided with concurrent changes; try again");
+      if (attempt >= CONFLICT_RUNS) throw unavailable("The change collided with concurrent changes; try again");
       await new Promise((resolve) => setTimeout(resolve, conflictBackoffMs(attempt)));
     }
   }
@@ -83,7 +84,7 @@ export class ServiceStorage {
     if (options.mail && !migrations.includes(mailOutboxMigration)) throw new Error(`${service}: a service that sends mail lists mailOutboxMigration in its migrations`);
     const db = await openDatabase(deps.config, service, [outboxMigration, ...migrations]);
     const mailer = options.mail ? Mailer.fromConfig(db, deps) : undefined;
-    return new ServiceStorage(db, new OutboxRelay(db, deps.bus, deps.log), service, deps.clock, mailer);
+    return new ServiceStorage(db, new OutboxRelay(db, deps.bus, deps.clock, deps.log), service, deps.clock, mailer);
   }
 
   /**

@@ -3,34 +3,16 @@ import { ValueSchema, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { GroupSchema, GroupService, WorkspaceGroupSchema, type Group, type WorkspaceGroup } from "../../../gen/accounts/v1/groups_pb.js";
 import type { Knex } from "../../../lib/db.js";
-import { badRequest, forbidden, notFound } from "../../../lib/errors.js";
-import { requireUser } from "../../../lib/identity.js";
+import { badRequest } from "../../../lib/errors.js";
 import { storageId } from "../../../lib/ids.js";
 import { changeRow } from "../../../lib/resource-kit.js";
 import type { AccountsKit } from "../kit.js";
+import { groupNameTaken, groupNotFound, groupOrganizationNoAccess, resourceNotFound, userNotInOrganization, workspaceNotInOrganization } from "../errors.js";
 import { memberWorkspaceScope, organizationScope } from "../access.js";
 import { organizations } from "../organizations/store.js";
-import { firstMissing, groupName, idsOf, patchesOf, type Patch, userMissing, workspaceFilter, workspaceMissing } from "./rules.js";
-import {
-  groupNamed,
-  groups,
-  link,
-  linked,
-  listGroups,
-  unlink,
-  usersAmong,
-  viewsOf,
-  workspaceOfMember,
-  type GroupPath,
-  type GroupRow,
-  type GroupView,
-} from "./store.js";
+import { firstMissing, groupName, idsOf, patchesOf, type Patch, workspaceFilter } from "./rules.js";
+import { groupNamed, groups, link, linked, listGroups, unlink, usersAmong, viewsOf, type GroupPath, type GroupRow, type GroupView } from "./store.js";
 import { workspacesAmong } from "../organizations/store.js";
-
-const ADMIN_ONLY = "User does not have access to this resource";
-const noAccess = () => forbidden("User does not have access to this resource");
-const invalidGroup = () => notFound("Invalid group ID");
-const nameTaken = () => badRequest("Name has already been taken");
 
 export function groupMessage({ group, users, workspaces }: GroupView): Group {
   return create(GroupSchema, {
@@ -51,7 +33,7 @@ async function refusal(db: Knex, organization: number, path: GroupPath, ids: num
   const found = path === "users" ? await usersAmong(db, organization, ids) : await workspacesAmong(db, organization, ids);
   const missing = firstMissing(ids, found);
   if (missing === undefined) return undefined;
-  return path === "users" ? userMissing(missing, organization) : workspaceMissing(missing, organization);
+  return path === "users" ? userNotInOrganization(missing, organization) : workspaceNotInOrganization(missing, organization);
 }
 
 async function checkMembers(db: Knex, organization: number, users: number[], workspaces: number[]) {
@@ -88,16 +70,16 @@ export function groupHandlers({ storage, clock }: AccountsKit) {
         const group = await changeRow(
           storage,
           organizations,
-          { scope: scope.organization.id, id: req.organizationId, missing: noAccess },
+          { scope: scope.organization.id, id: req.organizationId, missing: groupOrganizationNoAccess },
           async (organization, trx) => {
-            if (await groupNamed(trx, organization.id, name)) throw nameTaken();
+            if (await groupNamed(trx, organization.id, name)) throw groupNameTaken();
             await checkMembers(trx, organization.id, users, workspaces);
             const group = await groups.insert(trx, { organization_id: organization.id, name, created_at: now, updated_at: now });
             await link(trx, group.id, "users", users);
             await link(trx, group.id, "workspaces", workspaces);
             return viewOf(trx, organization.id, group);
           },
-          { onDuplicate: nameTaken },
+          { onDuplicate: groupNameTaken },
         );
         return { group };
       },
@@ -109,12 +91,12 @@ export function groupHandlers({ storage, clock }: AccountsKit) {
         const group = await changeRow(
           storage,
           groups,
-          { scope: organization, id: req.groupId, missing: invalidGroup },
+          { scope: organization, id: req.groupId, missing: groupNotFound },
           async (existing, trx) => {
             const name = groupName(req.name);
             const users = idsOf(req.users);
             const workspaces = idsOf(req.workspaces);
-            if (await groupNamed(trx, organization, name, existing.id)) throw nameTaken();
+            if (await groupNamed(trx, organization, name, existing.id)) throw groupNameTaken();
             await checkMembers(trx, organization, users, workspaces);
             const updated = await groups.update(trx, existing, { name, updated_at: now });
             for (const [path, ids] of [["users", users], ["workspaces", workspaces]] as const) {
@@ -123,14 +105,14 @@ export function groupHandlers({ storage, clock }: AccountsKit) {
             }
             return viewOf(trx, organization, updated);
           },
-          { onDuplicate: nameTaken },
+          { onDuplicate: groupNameTaken },
         );
         return { group };
       },
 
       async deleteGroup(req, ctx) {
         const scope = organizationScope(ctx);
-        await changeRow(storage, groups, { scope: scope.organization.id, id: req.groupId, missing: invalidGroup }, async (existing, trx) => {
+        await changeRow(storage, groups, { scope: scope.organization.id, id: req.groupId, missing: groupNotFound }, async (existing, trx) => {
           await unlink(trx, existing.id, "users");
           await unlink(trx, existing.id, "workspaces");
           await groups.delete(trx, existing);
@@ -143,7 +125,7 @@ export function groupHandlers({ storage, clock }: AccountsKit) {
         const organization = scope.organization.id;
         const patches = patchesOf(req.patches ? toJson(ValueSchema, req.patches) : undefined);
         const now = clock.now();
-        return changeRow(storage, groups, { scope: organization, id: req.groupId, missing: invalidGroup }, async (existing, trx) => {
+        return changeRow(storage, groups, { scope: organization, id: req.groupId, missing: groupNotFound }, async (existing, trx) => {
           const failure: { message: string; patch: Patch["sent"] }[] = [];
           const success: Patch["sent"][] = [];
           for (const patch of patches) {
@@ -171,7 +153,7 @@ export function groupHandlers({ storage, clock }: AccountsKit) {
         const scope = organizationScope(ctx);
         const organization = scope.organization.id;
         const workspace = storageId(req.workspaceId);
-        if (workspace === undefined || (await workspacesAmong(db, organization, [workspace])).length === 0) throw notFound("Resource can not be found");
+        if (workspace === undefined || (await workspacesAmong(db, organization, [workspace])).length === 0) throw resourceNotFound();
         return { groups: (await viewsOf(db, organization, await listGroups(db, organization, { workspace }))).map(groupMessage) };
       },
 

@@ -1,5 +1,5 @@
 import type { JsonValue } from "@bufbuild/protobuf";
-import { badRequest } from "../../../lib/errors.js";
+import { groupNameMissing, groupNameTooLong, groupWorkspaceFilterInvalid, invalidJson, patchOperationInvalid, patchPathInvalid, tooManyPatches, tooManyPatchValues } from "../errors.js";
 import type { GroupPath } from "./store.js";
 
 export const MAX_GROUP_NAME = 200;
@@ -10,8 +10,8 @@ export const MAX_PATCH_VALUES = 1000;
 /** A group's name as stored: trimmed, present, at most 200 characters. */
 export function groupName(raw: string): string {
   const name = raw.trim();
-  if (name === "") throw badRequest("Group name must be present");
-  if ([...name].length > MAX_GROUP_NAME) throw badRequest(`Group name too long, maximum length is ${MAX_GROUP_NAME}`);
+  if (name === "") throw groupNameMissing();
+  if ([...name].length > MAX_GROUP_NAME) throw groupNameTooLong(MAX_GROUP_NAME);
   return name;
 }
 
@@ -24,12 +24,9 @@ export function idsOf(values: bigint[]): number[] {
 export function workspaceFilter(raw: string): number | undefined {
   const text = raw.trim();
   if (text === "") return undefined;
-  if (!/^\d{1,16}$/.test(text) || Number(text) <= 0 || !Number.isSafeInteger(Number(text))) throw badRequest("invalid number");
+  if (!/^\d{1,16}$/.test(text) || Number(text) <= 0 || !Number.isSafeInteger(Number(text))) throw groupWorkspaceFilterInvalid();
   return Number(text);
 }
-
-export const userMissing = (user: number, organization: number) => `User ${user} not exists in the organization ${organization}`;
-export const workspaceMissing = (workspace: number, organization: number) => `Workspace ${workspace} not exists in the organization ${organization}`;
 
 /** The first of `wanted` that is not among `found`. */
 export function firstMissing(wanted: number[], found: number[]): number | undefined {
@@ -47,15 +44,13 @@ export interface Patch {
   sent: { op: string; path: string; value: bigint[] };
 }
 
-const invalidJson = () => badRequest("Invalid JSON input");
-
 /**
  * The operations of a PATCH (a JSON array of `{op, path, value}`), checked as a whole: known
  * operations (add, remove, replace) and paths (/users, /workspaces), integer ids, within the limits.
  */
 export function patchesOf(body: JsonValue | undefined): Patch[] {
   if (!Array.isArray(body)) throw invalidJson();
-  if (body.length > MAX_PATCHES) throw badRequest(`Too many patches, maximum is ${MAX_PATCHES}`);
+  if (body.length > MAX_PATCHES) throw tooManyPatches(MAX_PATCHES);
   return body.map((item) => {
     if (item === null || typeof item !== "object" || Array.isArray(item)) throw invalidJson();
     const rawOp = item.op ?? "";
@@ -64,10 +59,10 @@ export function patchesOf(body: JsonValue | undefined): Patch[] {
     if (typeof rawOp !== "string" || typeof rawPath !== "string" || !Array.isArray(rawValue)) throw invalidJson();
     if (rawValue.some((v) => typeof v !== "number" || !Number.isInteger(v))) throw invalidJson();
     const op = rawOp.trim().toLowerCase();
-    if (op !== "add" && op !== "remove" && op !== "replace") throw badRequest("Empty or invalid patch operation");
+    if (op !== "add" && op !== "remove" && op !== "replace") throw patchOperationInvalid();
     const path = rawPath.trim().toLowerCase();
-    if (path !== "/users" && path !== "/workspaces") throw badRequest("Empty or invalid patch path");
-    if (rawValue.length > MAX_PATCH_VALUES) throw badRequest(`Too many values per patch, maximum is ${MAX_PATCH_VALUES}`);
+    if (path !== "/users" && path !== "/workspaces") throw patchPathInvalid();
+    if (rawValue.length > MAX_PATCH_VALUES) throw tooManyPatchValues(MAX_PATCH_VALUES);
     const value = (rawValue as number[]).map((v) => BigInt(v));
     return { op, path: path.slice(1) as GroupPath, ids: idsOf(value), sent: { op: rawOp, path: rawPath, value } };
   });

@@ -142,15 +142,6 @@ export async function deleteGroups(trx: Knex.Transaction, organization: number):
   await groups.query(trx, organization).delete();
 }
 
-/** Whether the user is an active member of the workspace; with the workspace's organization. */
-export async function workspaceOfMember(db: Knex, workspaceId: number, userId: number): Promise<{ organization: number } | undefined> {
-  const raw = await db("workspace_users as wu")
-    .join("workspaces as w", "w.id", "wu.workspace_id")
-    .where({ "wu.workspace_id": workspaceId, "wu.user_id": userId, "wu.active": true })
-    .first("w.organization_id");
-  return raw ? { organization: Number(raw.organization_id) } : undefined;
-}
-
 /** The organization's groups of each of these users (user id -> group ids). */
 export async function groupsOfUsers(db: Knex, organization: number, userIds: number[]): Promise<Map<number, number[]>> {
   const out = new Map<number, number[]>();

@@ -1,8 +1,8 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
-import { notFound } from "../../../lib/errors.js";
 import { storageId } from "../../../lib/ids.js";
 import type { AccountsKit } from "../kit.js";
+import { userNotFound, workspaceNotFound } from "../errors.js";
 import { AccountsStore } from "../users/store.js";
 import { groups, groupsOfUsers, viewsOf } from "../groups/store.js";
 import { workspaceById, workspaceMembers } from "../workspace-users/store.js";
@@ -90,7 +90,7 @@ export function identityHandlers({ storage, clock, auth }: AccountsKit) {
       async getUserProfile(req) {
         const userId = storageId(req.userId);
         const user = userId ? await store.userById(userId) : undefined;
-        if (!user || user.closed_at) throw notFound(`user ${req.userId} not found`);
+        if (!user || user.closed_at) throw userNotFound(req.userId);
         return {
           userId: BigInt(user.id),
           email: user.email,
@@ -109,7 +109,7 @@ export function identityHandlers({ storage, clock, auth }: AccountsKit) {
       async setWorkspacePlan(req) {
         const workspaceId = storageId(req.workspaceId);
         const updated = workspaceId ? await store.setWorkspacePremium(workspaceId, req.premium, clock.now()) : 0;
-        if (!updated) throw notFound(`workspace ${req.workspaceId} not found`);
+        if (!updated) throw workspaceNotFound(req.workspaceId);
         return {};
       },
     });

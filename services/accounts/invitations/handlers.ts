@@ -1,20 +1,19 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { InvitationSchema, InvitationService, type Invitation } from "../../../gen/accounts/v1/invitations_pb.js";
-import { badRequest, forbidden, notFound } from "../../../lib/errors.js";
+import { forbidden } from "../../../lib/errors.js";
 import { randomToken } from "../../../lib/ids.js";
 import { requireUser } from "../../../lib/identity.js";
 import type { AccountsKit } from "../kit.js";
+import { alreadyMemberNotice, inactiveMemberInvited, invitationCodeInvalid, invitationCodeNotFound, invitationLimitReached, invitationOrganizationMismatch, invitedWorkspaceInvalid } from "../errors.js";
 import { hashToken } from "../users/credentials.js";
 import { organizationScope } from "../access.js";
 import { checkSeatFree, isPaid } from "../organizations/rules.js";
 import { activeSeats, defaultWorkspaceIfNone, insertMembership, memberForChange, membershipsIn, organizationUsers, organizations, userProfile, workspacesAmong } from "../organizations/store.js";
-import { emitMemberships } from "../organizations/handlers.js";
+import { emitMemberships } from "../workspace-users/view.js";
 import { INVITATION_LIMIT, invitationInput, inviteUrl } from "./rules.js";
 import { accountOf, invitationByCodeForChange, invitations, pendingWithoutAccount, sentSince, type InvitationRow } from "./store.js";
 import { invitationMail, joinedMail } from "./mails.js";
-
-const invalidCode = () => notFound("Invalid invitation code");
 
 /**
  * Invitations: organization admins invite addresses into the organization and some of its
@@ -27,9 +26,9 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
   /** The pending invitation of a code, for the signed-in user it was sent to (403 for anyone else). */
   async function invitationForCaller(trx: Parameters<typeof invitationByCodeForChange>[0], code: string, userId: bigint): Promise<{ invitation: InvitationRow; user: { id: number; email: string } }> {
     const invitation = await invitationByCodeForChange(trx, hashToken(code));
-    if (!invitation || invitation.state !== "pending") throw invalidCode();
+    if (!invitation || invitation.state !== "pending") throw invitationCodeInvalid();
     const user = await trx("users").where({ id: Number(userId) }).first("id", "email");
-    if (!user || String(user.email) !== invitation.email) throw forbidden("Forbidden");
+    if (!user || String(user.email) !== invitation.email) throw forbidden();
     return { invitation, user: { id: Number(user.id), email: String(user.email) } };
   }
 
@@ -43,17 +42,17 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
         const sender = await userProfile(db, Number(scope.userId));
         const data = await storage.change(async (trx, _emit, mail) => {
           const known = await workspacesAmong(trx, organization.id, input.workspaces.map((w) => w.workspace_id));
-          if (known.length !== input.workspaces.length) throw badRequest("invalid workspace ID");
+          if (known.length !== input.workspaces.length) throw invitedWorkspaceInvalid();
           const limit = isPaid(organization) ? INVITATION_LIMIT.paid : INVITATION_LIMIT.free;
           if ((await sentSince(trx, organization.id, new Date(now.getTime() - INVITATION_LIMIT.windowMs))) + input.emails.length > limit) {
-            throw badRequest("Invitation limit reached (please try again later; or upgrade)");
+            throw invitationLimitReached();
           }
           const answers: Invitation[] = [];
           let seats = (await activeSeats(trx, organization.id)) + (await pendingWithoutAccount(trx, organization.id));
           for (const email of input.emails) {
             const account = await accountOf(trx, email);
             const member = account ? await memberForChange(trx, organization.id, account.id) : undefined;
-            if (member?.inactive) throw badRequest(`User with e-mail '${email}' is already an inactive member of the organization`);
+            if (member?.inactive) throw inactiveMemberInvited(email);
             // A joined member needs no invitation; one already invited gets a new one (the old stays valid).
             if (member?.joined) continue;
             if (!member) {
@@ -88,7 +87,7 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
           return answers;
         });
         const invited = new Set(data.map((d) => d.email));
-        const messages = input.emails.filter((e) => !invited.has(e)).map((e) => `User with e-mail '${e}' is already a member of the organization`);
+        const messages = input.emails.filter((e) => !invited.has(e)).map(alreadyMemberNotice);
         return { data, messages };
       },
 
@@ -98,9 +97,9 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
         await storage.change(async (trx, emit, mail) => {
           const { invitation, user } = await invitationForCaller(trx, req.invitationCode, userId);
           const organization = await organizations.get(trx, invitation.organization_id, BigInt(invitation.organization_id));
-          if (!organization) throw invalidCode();
+          if (!organization) throw invitationCodeInvalid();
           let member = await memberForChange(trx, organization.id, user.id);
-          if (member?.inactive) throw forbidden("Forbidden");
+          if (member?.inactive) throw forbidden();
           if (!member) {
             // An address that had no account holds its seat through the invitation until now.
             member = await organizationUsers.insert(trx, {
@@ -142,16 +141,15 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
       async resendInvitation(req, ctx) {
         const scope = organizationScope(ctx);
         const sender = await userProfile(db, Number(scope.userId));
-        const missing = () => notFound("Invitation code not found");
         await storage.change(async (trx, _emit, mail) => {
           // By the id the creation answered, or by the code of the invite URL.
           const found = /^\d{1,15}$/.test(req.invitationCode)
             ? await invitations.query(trx, scope.organization.id).andWhere({ id: Number(req.invitationCode) }).first().forUpdate()
             : await trx(invitations.table).where({ code_hash: hashToken(req.invitationCode) }).first().forUpdate();
-          if (!found) throw missing();
+          if (!found) throw invitationCodeNotFound();
           const invitation = invitations.read(found);
-          if (invitation.organization_id !== scope.organization.id) throw badRequest("Organization ID and invitation organization ID mismatch");
-          if (invitation.state !== "pending") throw missing();
+          if (invitation.organization_id !== scope.organization.id) throw invitationOrganizationMismatch();
+          if (invitation.state !== "pending") throw invitationCodeNotFound();
           const url = inviteUrl(publicUrl, box.open(invitation.code_sealed));
           await mail(invitationMail(invitation.email, sender.fullname, scope.organization.name, url, publicUrl));
           await invitations.update(trx, invitation, { updated_at: clock.now() });

@@ -1,5 +1,5 @@
 import type { CreateInvitationsRequest } from "../../../gen/accounts/v1/invitations_pb.js";
-import { badRequest } from "../../../lib/errors.js";
+import { emailsMissing, invitedEmailInvalid, invitedRoleInvalid, invitedWorkspaceInvalid, invitedWorkspacesMissing, missingEmail } from "../errors.js";
 import { storageId } from "../../../lib/ids.js";
 import { isValidEmail } from "../users/rules.js";
 import { ORGANIZATION_ROLES } from "../organizations/rules.js";
@@ -10,21 +10,21 @@ export const INVITATION_LIMIT = { free: 20, paid: 200, windowMs: 24 * 3600_000 }
 
 /** The addresses and workspaces of POST /organizations/{id}/invitations, with the reference's messages. */
 export function invitationInput(req: CreateInvitationsRequest): { emails: string[]; workspaces: InvitedWorkspace[] } {
-  if (req.emails.length === 0) throw badRequest("at least one email is required");
-  if (req.workspaces.length === 0) throw badRequest("at least one workspace is required");
+  if (req.emails.length === 0) throw emailsMissing();
+  if (req.workspaces.length === 0) throw invitedWorkspacesMissing();
   const emails: string[] = [];
   for (const raw of req.emails) {
     const email = raw.trim().toLowerCase();
-    if (!email) throw badRequest("Missing e-mail");
-    if (!isValidEmail(email)) throw badRequest(`Invalid e-mail: '${raw.trim()}'`);
+    if (!email) throw missingEmail();
+    if (!isValidEmail(email)) throw invitedEmailInvalid(raw.trim());
     if (!emails.includes(email)) emails.push(email);
   }
   const workspaces: InvitedWorkspace[] = [];
   for (const w of req.workspaces) {
     const id = storageId(w.workspaceId);
-    if (id === undefined) throw badRequest("invalid workspace ID");
+    if (id === undefined) throw invitedWorkspaceInvalid();
     const role = w.role.trim() || (w.admin ? "admin" : "user");
-    if (!(ORGANIZATION_ROLES as readonly string[]).includes(role)) throw badRequest(`role must be one of ${ORGANIZATION_ROLES.join(", ")}`);
+    if (!(ORGANIZATION_ROLES as readonly string[]).includes(role)) throw invitedRoleInvalid(ORGANIZATION_ROLES);
     if (!workspaces.some((x) => x.workspace_id === id)) workspaces.push({ workspace_id: id, admin: w.admin || role === "admin", role });
   }
   return { emails, workspaces };

@@ -1,71 +1,19 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
-import {
-  OrganizationAdminService,
-  OrganizationSchema,
-  OrganizationService,
-  OrganizationUserSchema,
-  WorkspaceUserSchema,
-  type Organization,
-  type OrganizationUser,
-  type WorkspaceUser,
-} from "../../../gen/accounts/v1/organizations_pb.js";
-import { badRequest, notFound, noAccess } from "../../../lib/errors.js";
-import { entityEvent } from "../../../lib/events.js";
-import type { EntityAction } from "../../../lib/event-catalog.js";
+import { OrganizationAdminService, OrganizationSchema, OrganizationService, OrganizationUserSchema, type Organization, type OrganizationUser } from "../../../gen/accounts/v1/organizations_pb.js";
+import { noAccess } from "../../../lib/errors.js";
 import { requireUser } from "../../../lib/identity.js";
 import { storageId } from "../../../lib/ids.js";
 import { changeRow } from "../../../lib/resource-kit.js";
-import type { Emit } from "../../../lib/storage.js";
-import { WorkspaceSchema } from "../../../gen/accounts/v1/workspaces_pb.js";
 import type { AccountsKit } from "../kit.js";
-import { workspaceMessage } from "../workspaces/handlers.js";
-import { workspaces, type WorkspaceRow } from "../workspaces/store.js";
-import {
-  DEFAULT_MAX_WORKSPACES,
-  MAX_WORKSPACES_PER_USER,
-  PRICING_PLAN,
-  checkRemovable,
-  checkSeatFree,
-  isPaid,
-  mayAct,
-  memberQuery,
-  newOrganization,
-  organizationUserChanges,
-  organizationUserInput,
-  pagination,
-  removalIds,
-  renamedOrganization,
-  roleOf,
-} from "./rules.js";
+import { notOrganizationMember, organizationNotFound, organizationUserNotFound, ownerCannotLeave, queryValueInvalid, userWorkspaceLimit } from "../errors.js";
+import { workspaceEvent } from "../workspaces/view.js";
+import { emitMemberships } from "../workspace-users/view.js";
+import { workspaces } from "../workspaces/store.js";
+import { DEFAULT_MAX_WORKSPACES, MAX_WORKSPACES_PER_USER, PRICING_PLAN, checkRemovable, checkSeatFree, isPaid, mayAct, memberQuery, newOrganization, organizationUserChanges, organizationUserInput, pagination, removalIds, renamedOrganization, roleOf } from "./rules.js";
 import { organizationScope } from "../access.js";
-import {
-  activeSeats,
-  defaultWorkspaceIfNone,
-  deleteOrganization,
-  groupsAmong,
-  groupsOfUsers,
-  insertMembership,
-  insertWorkspace,
-  memberForChange,
-  memberPage,
-  membersForChange,
-  membershipsIn,
-  organizationUsers,
-  organizations,
-  organizationsOf,
-  removeMember,
-  setMembershipsActive,
-  userCount,
-  userProfile,
-  workspaceCountForChange,
-  workspacesAmong,
-  type MembershipRow,
-  type OrganizationRow,
-  type OrganizationUserRow,
-  type UserProfile,
-} from "./store.js";
+import { activeSeats, defaultWorkspaceIfNone, deleteOrganization, groupsAmong, groupsOfUsers, insertMembership, insertWorkspace, memberForChange, memberPage, membersForChange, membershipsIn, organizationUsers, organizations, organizationsOf, removeMember, setMembershipsActive, userCount, userProfile, workspaceCountForChange, workspacesAmong, type MembershipRow, type OrganizationRow, type OrganizationUserRow, type UserProfile } from "./store.js";
 
 const stamp = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
 const int64 = (n: number | null) => (n === null ? undefined : BigInt(n));
@@ -130,49 +78,6 @@ function organizationUserMessage(
   });
 }
 
-/**
- * A workspace membership as the workspace user lists and the webhooks' workspace_user events show
- * it; `member` is the user's organization user row (none for a member outside the organization's
- * rows), `at` the last change known.
- */
-export function workspaceUserMessage(m: MembershipRow, member: OrganizationUserRow | undefined, profile: UserProfile, at: Date): WorkspaceUser {
-  return create(WorkspaceUserSchema, {
-    id: BigInt(m.id),
-    workspaceId: BigInt(m.workspace_id),
-    userId: BigInt(m.user_id),
-    active: m.active,
-    admin: m.admin,
-    workspaceAdmin: m.admin,
-    organizationAdmin: member?.admin ?? false,
-    inactive: member?.inactive ?? false,
-    role: m.role,
-    name: profile.fullname,
-    email: profile.email,
-    timezone: profile.timezone,
-    at: stamp(at),
-    isDirect: true,
-    groupIds: [],
-    rate: member?.rate ?? undefined,
-    rateLastUpdated: stamp(member?.rate_last_updated),
-    labourCost: int64(member?.labour_cost ?? null),
-    workingHoursInMinutes: int64(member?.working_hours_in_minutes ?? null),
-  });
-}
-
-/** One workspace_user event per membership, in the membership's workspace. */
-export async function emitMemberships(emit: Emit, action: EntityAction, memberships: MembershipRow[], member: OrganizationUserRow, profile: UserProfile, actor: bigint, now: Date) {
-  for (const m of memberships) {
-    await emit(entityEvent({ entity: "workspace_user", action, schema: WorkspaceUserSchema, message: workspaceUserMessage(m, member, profile, now), workspaceId: BigInt(m.workspace_id), userId: actor }));
-  }
-}
-
-/** A workspace made or deleted with its organization, as the actor (its admin) saw it. */
-function workspaceEvent(action: EntityAction, workspace: WorkspaceRow, actor: bigint) {
-  const message = workspaceMessage({ workspace, admin: true, role: "admin" });
-  return entityEvent({ entity: "workspace", action, schema: WorkspaceSchema, message, workspaceId: message.id, userId: actor });
-}
-
-
 /** Organizations and their users (REST), and the plan operators set (internal). */
 export function organizationHandlers({ storage, clock }: AccountsKit) {
   const { db } = storage;
@@ -186,7 +91,7 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
         const { name, workspaceName } = newOrganization(req);
         const now = clock.now();
         const { organization, workspaceId } = await storage.change(async (trx, emit) => {
-          if ((await workspaceCountForChange(trx, user)) >= MAX_WORKSPACES_PER_USER) throw badRequest(`User can have at most ${MAX_WORKSPACES_PER_USER} workspaces`);
+          if ((await workspaceCountForChange(trx, user)) >= MAX_WORKSPACES_PER_USER) throw userWorkspaceLimit(MAX_WORKSPACES_PER_USER);
           const organization = await organizations.insert(trx, { name, owner_id: user, max_workspaces: DEFAULT_MAX_WORKSPACES, pricing_plan_id: PRICING_PLAN.free, created_at: now, updated_at: now });
           const member = await organizationUsers.insert(trx, {
             organization_id: organization.id,
@@ -204,7 +109,7 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
             updated_at: now,
           });
           const workspaceId = await insertWorkspace(trx, organization.id, workspaceName, now);
-          await emit(workspaceEvent("created", (await workspaces.get(trx, organization.id, BigInt(workspaceId)))!, userId));
+          await emit(workspaceEvent("created", { workspace: (await workspaces.get(trx, organization.id, BigInt(workspaceId)))!, admin: true, role: "admin" }, userId));
           const membership = await insertMembership(trx, { workspace_id: workspaceId, user_id: user, admin: true, role: "admin", active: true }, workspaceName);
           await defaultWorkspaceIfNone(trx, user, workspaceId);
           await emitMemberships(emit, "created", [membership], member, await userProfile(trx, user), userId, now);
@@ -232,10 +137,10 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
         const organization = scope.organization.id;
         const query = memberQuery(req);
         if (query.workspaces && (await workspacesAmong(db, organization, query.workspaces)).length !== query.workspaces.length) {
-          throw badRequest("Invalid value sent for 'workspaces'.");
+          throw queryValueInvalid("workspaces");
         }
         if (query.groups && (await groupsAmong(db, organization, query.groups)).length !== query.groups.length) {
-          throw badRequest("Invalid value sent for 'groups'.");
+          throw queryValueInvalid("groups");
         }
         const { rows, total } = await memberPage(db, organization, query);
         const memberships = await membershipsIn(db, organization, rows.map((r) => r.member.user_id));
@@ -268,20 +173,19 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
 
       async leaveOrganization(req, ctx) {
         const userId = requireUser(ctx);
-        const notMember = () => badRequest("The user does not belong to the organization.");
         const organizationId = storageId(req.organizationId);
         const user = storageId(userId);
-        if (organizationId === undefined || user === undefined) throw notMember();
+        if (organizationId === undefined || user === undefined) throw notOrganizationMember();
         const now = clock.now();
-        await changeRow(storage, organizations, { scope: organizationId, id: req.organizationId, missing: notMember }, async (organization, trx, emit) => {
+        await changeRow(storage, organizations, { scope: organizationId, id: req.organizationId, missing: notOrganizationMember }, async (organization, trx, emit) => {
           const member = await memberForChange(trx, organization.id, user);
-          if (!member) throw notMember();
+          if (!member) throw notOrganizationMember();
           const others = (await userCount(trx, organization.id)) - 1;
-          if (member.owner && others > 0) throw badRequest("Cannot remove the organization owner. The owner can leave only as the organization's last user.");
+          if (member.owner && others > 0) throw ownerCannotLeave();
           const profile = await userProfile(trx, user);
           await emitMemberships(emit, "deleted", await removeMember(trx, member), member, profile, userId, now);
           // The last user gone, the organization goes with its workspaces.
-          if (others === 0) for (const workspace of await deleteOrganization(trx, organization)) await emit(workspaceEvent("deleted", workspace, userId));
+          if (others === 0) for (const workspace of await deleteOrganization(trx, organization)) await emit(workspaceEvent("deleted", { workspace, admin: true, role: "admin" }, userId));
         });
         return {};
       },
@@ -292,7 +196,7 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
         const now = clock.now();
         await changeRow(storage, organizations, { scope: scope.organization.id, id: req.organizationId, missing: noAccess }, async (organization, trx, emit) => {
           const target = await organizationUsers.getForChange(trx, organization.id, req.organizationUserId);
-          if (!target) throw notFound("Invalid organization user ID");
+          if (!target) throw organizationUserNotFound();
           const paid = isPaid(organization);
           const changes = organizationUserChanges(input, target, paid, now);
           if (Object.keys(changes).length === 0) return;
@@ -314,7 +218,7 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
 
     router.service(OrganizationAdminService, {
       async setOrganizationPlan(req) {
-        const missing = () => notFound(`organization ${req.organizationId} not found`);
+        const missing = () => organizationNotFound(req.organizationId);
         const id = storageId(req.organizationId);
         if (id === undefined) throw missing();
         const pricingPlanId = req.paid ? PRICING_PLAN.paid : PRICING_PLAN.free;

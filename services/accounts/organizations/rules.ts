@@ -3,12 +3,13 @@ import type {
   ListOrganizationUsersRequest,
   UpdateOrganizationUserRequest,
 } from "../../../gen/accounts/v1/organizations_pb.js";
-import { badRequest, paymentRequired } from "../../../lib/errors.js";
-import type { OrganizationRow, OrganizationUserRow } from "./store.js";
+import { activeStatusInvalid, activeUserLimit, adminFlagsAndRole, foreignOrganizationUsers, newOrganizationNameEmpty, onlyAdminsInvalid, organizationFieldMissing, organizationNameEmpty, organizationNameTooLong, organizationRoleInvalid, organizationUserFieldMissing, organizationUserIdsMissing, organizationUserIdsRepeated, ownerAdminRequired, ownerDeactivation, ownerNotRemovable, paidFieldsNeedPaidPlan, postedFieldsInvalid, queryValueInvalid, queryValueNotPositive, rateChangeModeInvalid, sortDirInvalid, workspaceNameMissing } from "../errors.js";
+import { isRateChangeMode, RATE_CHANGE_MODES } from "../../../lib/rate-change-modes.js";
+import { workspaceName } from "../workspaces/rules.js";
+import type { MemberQuery, MemberStatus, OrganizationRow, OrganizationUserRow } from "./store.js";
 
-/** Longest organization and workspace names (the specification's limits). */
+/** Longest organization name (the specification's limit). */
 export const MAX_ORGANIZATION_NAME = 140;
-export const MAX_WORKSPACE_NAME = 140;
 /** Workspaces an organization may have, as the organizations table's default holds it. */
 export const DEFAULT_MAX_WORKSPACES = 20;
 /** Workspaces one user may be a member of. */
@@ -23,7 +24,6 @@ export const isPaid = (organization: Pick<OrganizationRow, "pricing_plan_id">) =
 
 /** Roles of an organization user; `admin` is the one with the admin flag. */
 export const ORGANIZATION_ROLES = ["admin", "user", "projectlead", "teamlead"] as const;
-const RATE_CHANGE_MODES = ["start-today", "override-current", "override-all"];
 
 /** The role an organization user has: admin with the admin flag, else the stored role below it. */
 export function roleOf(member: Pick<OrganizationUserRow, "admin" | "role">): string {
@@ -33,59 +33,39 @@ export function roleOf(member: Pick<OrganizationUserRow, "admin" | "role">): str
 /** A user of an organization acts in its workspaces while joined and not deactivated. */
 export const mayAct = (member: Pick<OrganizationUserRow, "joined" | "inactive">) => member.joined && !member.inactive;
 
-function characters(s: string): number {
-  return [...s].length;
-}
-
-/** An organization's name: trimmed, not empty, at most 140 characters; `empty` is the operation's wording. */
-function organizationName(raw: string, empty: string): string {
+/** An organization's name: trimmed, not empty, at most 140 characters; `empty` is the operation's refusal. */
+function organizationName(raw: string, empty: () => Error): string {
   const name = raw.trim();
-  if (!name) throw badRequest(empty);
-  if (characters(name) > MAX_ORGANIZATION_NAME) throw badRequest(`organization name too long, maximum length is ${MAX_ORGANIZATION_NAME}`);
+  if (!name) throw empty();
+  if ([...name].length > MAX_ORGANIZATION_NAME) throw organizationNameTooLong(MAX_ORGANIZATION_NAME);
   return name;
 }
 
 /** POST /organizations: the organization's and its first workspace's names. */
 export function newOrganization(req: CreateOrganizationRequest): { name: string; workspaceName: string } {
-  const name = organizationName(req.name, "Field 'name' cannot be empty");
-  if (req.workspaceName === undefined) throw badRequest("workspace name must be provided");
-  const workspaceName = req.workspaceName.trim();
-  if (!workspaceName) throw badRequest("workspace name must contain non-space characters");
-  if (characters(workspaceName) > MAX_WORKSPACE_NAME) throw badRequest(`workspace name must not be longer than ${MAX_WORKSPACE_NAME}`);
-  return { name, workspaceName };
+  const name = organizationName(req.name, newOrganizationNameEmpty);
+  if (req.workspaceName === undefined) throw workspaceNameMissing();
+  return { name, workspaceName: workspaceName(req.workspaceName) };
 }
 
 /** PUT /organizations/{id}: the new name (the only field). */
 export function renamedOrganization(name: string | undefined): string {
-  if (name === undefined) throw badRequest("At least one field is required");
-  return organizationName(name, "field 'name' cannot be empty");
+  if (name === undefined) throw organizationFieldMissing();
+  return organizationName(name, organizationNameEmpty);
 }
 
 /** The states the organization users list filters on. */
-export type MemberStatus = "active" | "inactive" | "invited";
 const STATUSES: readonly MemberStatus[] = ["active", "inactive", "invited"];
-
-/** What the organization users list asks for; lists undefined when not given. */
-export interface MemberQuery {
-  filter: string;
-  statuses?: MemberStatus[];
-  onlyAdmins: boolean;
-  groups?: number[];
-  workspaces?: number[];
-  page: number;
-  perPage: number;
-  sortDir: "asc" | "desc";
-}
 
 const MAX_PAGE_NUMBER = 2 ** 31 - 1;
 
 /** A whole number above 0 (its default when not given), with the real API's two messages. */
 function positive(raw: string, name: string, fallback: number): number {
   if (raw === "") return fallback;
-  if (!/^[+-]?\d+$/.test(raw.trim())) throw badRequest(`Invalid value sent for '${name}'.`);
+  if (!/^[+-]?\d+$/.test(raw.trim())) throw queryValueInvalid(name);
   const n = Number(raw.trim());
-  if (n <= 0) throw badRequest(`${name} parameter must contain values > 0.`);
-  if (n > MAX_PAGE_NUMBER) throw badRequest(`Invalid value sent for '${name}'.`);
+  if (n <= 0) throw queryValueNotPositive(name);
+  if (n > MAX_PAGE_NUMBER) throw queryValueInvalid(name);
   return n;
 }
 
@@ -93,7 +73,7 @@ function positive(raw: string, name: string, fallback: number): number {
 function idList(raw: string, name: string): number[] | undefined {
   if (raw.trim() === "") return undefined;
   const items = raw.split(",").map((s) => s.trim());
-  if (items.some((s) => !/^\d{1,16}$/.test(s) || Number(s) <= 0 || !Number.isSafeInteger(Number(s)))) throw badRequest(`Invalid value sent for '${name}'.`);
+  if (items.some((s) => !/^\d{1,16}$/.test(s) || Number(s) <= 0 || !Number.isSafeInteger(Number(s)))) throw queryValueInvalid(name);
   return [...new Set(items.map(Number))];
 }
 
@@ -102,13 +82,13 @@ export function memberQuery(req: ListOrganizationUsersRequest): MemberQuery {
   let statuses: MemberStatus[] | undefined;
   if (req.activeStatus.trim() !== "") {
     const given = req.activeStatus.split(",").map((s) => s.trim());
-    if (given.some((s) => !STATUSES.includes(s as MemberStatus))) throw badRequest("active_status parameter can contain only 'active', 'inactive' or 'invited'.");
+    if (given.some((s) => !STATUSES.includes(s as MemberStatus))) throw activeStatusInvalid();
     statuses = [...new Set(given as MemberStatus[])];
   }
   const onlyAdmins = req.onlyAdmins.trim();
-  if (onlyAdmins !== "" && onlyAdmins !== "true" && onlyAdmins !== "false") throw badRequest("only_admins parameter can contain only 'true' or 'false'.");
+  if (onlyAdmins !== "" && onlyAdmins !== "true" && onlyAdmins !== "false") throw onlyAdminsInvalid();
   const sortDir = req.sortDir.trim() || "asc";
-  if (sortDir !== "asc" && sortDir !== "desc") throw badRequest("sort_dir parameter can contain only 'asc' or 'desc'.");
+  if (sortDir !== "asc" && sortDir !== "desc") throw sortDirInvalid();
   return {
     filter: req.filter.trim(),
     statuses,
@@ -128,8 +108,8 @@ export function pagination(query: MemberQuery, records: number) {
 
 /** PATCH /organizations/{id}/users: the ids to remove, at least one, each once. */
 export function removalIds(ids: bigint[]): bigint[] {
-  if (ids.length === 0) throw badRequest("At least one organization user ID must be supplied.");
-  if (new Set(ids.map(String)).size !== ids.length) throw badRequest("Organization user IDs must be unique.");
+  if (ids.length === 0) throw organizationUserIdsMissing();
+  if (new Set(ids.map(String)).size !== ids.length) throw organizationUserIdsRepeated();
   return ids;
 }
 
@@ -141,9 +121,9 @@ export function removalIds(ids: bigint[]): bigint[] {
 export function checkRemovable(ids: bigint[], found: OrganizationUserRow[]): void {
   const known = new Set(found.map((m) => String(m.id)));
   const foreign = ids.filter((id) => !known.has(String(id)));
-  if (foreign.length > 0) throw badRequest(`The following organization user IDs do not belong to this organization: '${foreign.join(",")}'.`);
+  if (foreign.length > 0) throw foreignOrganizationUsers(foreign);
   const owner = found.find((m) => m.owner);
-  if (owner) throw badRequest(`Cannot remove the organization owner user with organization user ID='${owner.id}'.`);
+  if (owner) throw ownerNotRemovable(owner.id);
 }
 
 /** The fields of PUT /organizations/{id}/users/{id} that `postedFields` may name. */
@@ -167,14 +147,12 @@ export interface OrganizationUserInput {
 /** Reads the PUT body: at least one field, a known role, a known rate change mode, not both admin and role. */
 export function organizationUserInput(req: UpdateOrganizationUserRequest): OrganizationUserInput {
   const posted = new Set(req.postedFields.map((f) => f.trim()));
-  for (const name of posted) if (!POSTABLE.includes(name)) throw badRequest(`postedFields may name only ${POSTABLE.join(", ")}`);
+  for (const name of posted) if (!POSTABLE.includes(name)) throw postedFieldsInvalid(POSTABLE);
   const given = [req.admin, req.inactive, req.labourCost, req.rate, req.rateChangeMode, req.role, req.workingHoursInMinutes].some((v) => v !== undefined);
-  if (!given && posted.size === 0) throw badRequest("At least one field is required.");
-  if (req.admin !== undefined && req.role !== undefined) throw badRequest("Cannot use both admin flags and role.");
-  if (req.role !== undefined && !(ORGANIZATION_ROLES as readonly string[]).includes(req.role)) throw badRequest("Invalid organization role.");
-  if (req.rateChangeMode !== undefined && !RATE_CHANGE_MODES.includes(req.rateChangeMode)) {
-    throw badRequest(`rate_change_mode must be one of ${RATE_CHANGE_MODES.map((m) => `'${m}'`).join(", ")}`);
-  }
+  if (!given && posted.size === 0) throw organizationUserFieldMissing();
+  if (req.admin !== undefined && req.role !== undefined) throw adminFlagsAndRole();
+  if (req.role !== undefined && !(ORGANIZATION_ROLES as readonly string[]).includes(req.role)) throw organizationRoleInvalid();
+  if (req.rateChangeMode !== undefined && !isRateChangeMode(req.rateChangeMode)) throw rateChangeModeInvalid(RATE_CHANGE_MODES);
   // A posted field without a value is set to null (a JSON null arrives as "not given").
   const nullable = <T>(value: T | undefined, name: string): T | null | undefined => (value !== undefined ? value : posted.has(name) ? null : undefined);
   return {
@@ -193,7 +171,7 @@ export function organizationUserInput(req: UpdateOrganizationUserRequest): Organ
  * one does not), the owner stays an active admin. Only what differs from the row.
  */
 export function organizationUserChanges(input: OrganizationUserInput, target: OrganizationUserRow, paid: boolean, now: Date): Partial<OrganizationUserRow> {
-  if (input.setsPaidField && !paid) throw paymentRequired(`Setting ${PAID_FIELDS} needs a paid organization plan`);
+  if (input.setsPaidField && !paid) throw paidFieldsNeedPaidPlan(PAID_FIELDS);
   const wanted: Partial<OrganizationUserRow> = {};
   if (input.admin !== undefined) {
     wanted.admin = input.admin;
@@ -203,9 +181,9 @@ export function organizationUserChanges(input: OrganizationUserInput, target: Or
     wanted.admin = input.role === "admin";
     wanted.role = input.role;
   }
-  if (target.owner && wanted.admin === false) throw badRequest("Cannot remove admin privileges from owner.");
+  if (target.owner && wanted.admin === false) throw ownerAdminRequired();
   if (input.inactive !== undefined) {
-    if (target.owner && input.inactive) throw badRequest("Cannot deactivate owner.");
+    if (target.owner && input.inactive) throw ownerDeactivation();
     wanted.inactive = input.inactive;
   }
   if (input.rate !== undefined) wanted.rate = input.rate;
@@ -218,5 +196,5 @@ export function organizationUserChanges(input: OrganizationUserInput, target: Or
 
 /** Reactivating a user takes a seat: the free plan has FREE_PLAN_ACTIVE_USERS. */
 export function checkSeatFree(paid: boolean, seatsTaken: number): void {
-  if (!paid && seatsTaken >= FREE_PLAN_ACTIVE_USERS) throw badRequest(`Active user limit is ${FREE_PLAN_ACTIVE_USERS}. Upgrade to add more active users`);
+  if (!paid && seatsTaken >= FREE_PLAN_ACTIVE_USERS) throw activeUserLimit(FREE_PLAN_ACTIVE_USERS);
 }

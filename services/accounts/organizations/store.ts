@@ -2,7 +2,21 @@ import type { Knex } from "../../../lib/db.js";
 import { ScopedTable, likePattern } from "../../../lib/scoped-table.js";
 import { workspaces, type WorkspaceRow } from "../workspaces/store.js";
 import { deleteGroups, leaveGroups } from "../groups/store.js";
-import type { MemberQuery, MemberStatus } from "./rules.js";
+
+/** A member's standing in the organization users list (`active_status`). */
+export type MemberStatus = "active" | "inactive" | "invited";
+
+/** What the organization users list asks for; lists undefined when not given. */
+export interface MemberQuery {
+  filter: string;
+  statuses?: MemberStatus[];
+  onlyAdmins: boolean;
+  groups?: number[];
+  workspaces?: number[];
+  page: number;
+  perPage: number;
+  sortDir: "asc" | "desc";
+}
 
 export interface OrganizationRow {
   id: number;

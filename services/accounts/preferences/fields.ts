@@ -1,4 +1,5 @@
 import type { JsonValue } from "@bufbuild/protobuf";
+import { tosAcceptNeededReadOnly } from "../errors.js";
 
 /**
  * The one declaration of the preference fields (the specification's Preferences list): each
@@ -27,12 +28,12 @@ export interface FieldDeclaration {
   default: JsonValue;
   /** Left out of answers while empty (false, "", 0). */
   omitEmpty?: boolean;
-  /** The only values a string field takes, and the 400's message for another. */
-  allowed?: { values: readonly string[]; message: string };
+  /** The only values a string field takes (another is "Value in <name> is invalid"). */
+  allowed?: readonly string[];
   /** Smallest and largest value of an integer field. */
   range?: readonly [number, number];
-  /** No client may set it: the 400's message. */
-  readOnly?: string;
+  /** No client may set it: the 400 a client gets. */
+  readOnly?: () => Error;
 }
 
 /** Longest text a string preference holds. */
@@ -111,7 +112,7 @@ export const PREFERENCE_FIELDS: Readonly<Record<string, FieldDeclaration>> = {
   time_entry_ghost_suggestions_enabled: bool(true),
   use_mini_timer: bool(),
   // The trigger of the terms-acceptance dialog: the service sets it, never a client.
-  toSAcceptNeeded: { ...bool(), readOnly: "Cannot set value for ToSAcceptNeeded" },
+  toSAcceptNeeded: { ...bool(), readOnly: tosAcceptNeededReadOnly },
 
   // Booleans omitted when empty.
   collapseDetailedReportEntries: omitted(bool()),
@@ -144,7 +145,7 @@ export const PREFERENCE_FIELDS: Readonly<Record<string, FieldDeclaration>> = {
   calendar_zoom_level: text("medium"),
   charts_view_type: text("bar"),
   dashboards_view_type: text("summary"),
-  date_format: { kind: "string", default: "MM/DD/YYYY", allowed: { values: DATE_FORMATS, message: "Value in date_format is invalid" } },
+  date_format: { kind: "string", default: "MM/DD/YYYY", allowed: DATE_FORMATS },
   duration_format: text("improved"),
   inactivity_behavior: text("ask"),
   modify_on_start_time_change: text("duration"),
@@ -163,7 +164,7 @@ export const PREFERENCE_FIELDS: Readonly<Record<string, FieldDeclaration>> = {
   summary_total_mode: text("total"),
   time_entry_display_mode: text("list"),
   time_entry_start_stop_input_mode: text("duration"),
-  timeofday_format: { kind: "string", default: "h:mm A", allowed: { values: TIMEOFDAY_FORMATS, message: "Value in timeofday_format is invalid" } },
+  timeofday_format: { kind: "string", default: "h:mm A", allowed: TIMEOFDAY_FORMATS },
   windows_theme: text("system"),
 
   // Strings omitted when empty.

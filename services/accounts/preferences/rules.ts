@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
-import { badRequest } from "../../../lib/errors.js";
+import { featureCodesInvalid, invalidJson, preferenceFieldUnknown, preferenceMemberMissing, preferenceOutOfRange, preferenceRuleKeyInvalid, preferencesClientUnknown, preferencesMissing, preferenceTooLong, preferenceTypeInvalid, preferenceValueInvalid, tooManyPreferenceRules } from "../errors.js";
 import { ALPHA_FEATURES } from "./features.js";
 import { isEmpty, MAX_RULES, MAX_TEXT, PREFERENCE_FIELDS, type FieldDeclaration } from "./fields.js";
 
@@ -21,31 +21,30 @@ export const CLIENTS = ["web", "desktop", "mobile", "extension"] as const;
 const MAX_INT32 = 2_147_483_647;
 
 const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
-const typeError = (name: string, expected: string) => badRequest(`Invalid value for ${name}: expected ${expected}`);
 
 function checkInteger(name: string, v: unknown, [min, max]: readonly [number, number]): number {
-  if (typeof v !== "number" || !Number.isInteger(v)) throw typeError(name, "integer");
-  if (v < min || v > max) throw badRequest(`Value in ${name} is out of range (${min} to ${max})`);
+  if (typeof v !== "number" || !Number.isInteger(v)) throw preferenceTypeInvalid(name, "integer");
+  if (v < min || v > max) throw preferenceOutOfRange(name, min, max);
   return v;
 }
 
 function checkText(name: string, v: unknown): string {
-  if (typeof v !== "string") throw typeError(name, "string");
-  if ([...v].length > MAX_TEXT) throw badRequest(`Value in ${name} is longer than ${MAX_TEXT} characters`);
+  if (typeof v !== "string") throw preferenceTypeInvalid(name, "string");
+  if ([...v].length > MAX_TEXT) throw preferenceTooLong(name, MAX_TEXT);
   return v;
 }
 
 /** An object with only the named members, each checked by its own rule (absent ones take the rule's value for undefined). */
 function checkShape(name: string, v: unknown, members: Record<string, (name: string, v: unknown) => JsonValue>): JsonObject {
-  if (!isObject(v)) throw typeError(name, "object");
-  for (const key of Object.keys(v)) if (!(key in members)) throw badRequest(`Unknown field ${name}.${key}`);
+  if (!isObject(v)) throw preferenceTypeInvalid(name, "object");
+  for (const key of Object.keys(v)) if (!(key in members)) throw preferenceFieldUnknown(`${name}.${key}`);
   const out: JsonObject = {};
   for (const [key, rule] of Object.entries(members)) out[key] = rule(`${name}.${key}`, v[key]);
   return out;
 }
 
 const required = (rule: (name: string, v: unknown) => JsonValue) => (name: string, v: unknown) => {
-  if (v === undefined) throw badRequest(`Missing ${name}`);
+  if (v === undefined) throw preferenceMemberMissing(name);
   return rule(name, v);
 };
 const optional = (rule: (name: string, v: unknown) => JsonValue, absent: JsonValue) => (name: string, v: unknown) => (v === undefined ? absent : rule(name, v));
@@ -54,12 +53,12 @@ const aCode = (name: string, v: unknown) => checkInteger(name, v, [0, MAX_INT32]
 
 /** A map from index ("0", "1", ...) to rules, each checked by `rule`. */
 function checkRuleMap(name: string, v: unknown, rule: (name: string, v: unknown) => JsonValue): JsonObject {
-  if (!isObject(v)) throw typeError(name, "object from index to rule");
+  if (!isObject(v)) throw preferenceTypeInvalid(name, "object from index to rule");
   const entries = Object.entries(v);
-  if (entries.length > MAX_RULES) throw badRequest(`${name} holds at most ${MAX_RULES} rules`);
+  if (entries.length > MAX_RULES) throw tooManyPreferenceRules(name, MAX_RULES);
   const out: JsonObject = {};
   for (const [index, item] of entries) {
-    if (!/^(0|[1-9]\d{0,3})$/.test(index)) throw badRequest(`Invalid value for ${name}: keys are indexes (0, 1, ...), got ${JSON.stringify(index.slice(0, 20))}`);
+    if (!/^(0|[1-9]\d{0,3})$/.test(index)) throw preferenceRuleKeyInvalid(name, index);
     out[index] = rule(`${name}.${index}`, item);
   }
   return out;
@@ -69,11 +68,11 @@ function checkRuleMap(name: string, v: unknown, rule: (name: string, v: unknown)
 function checkValue(name: string, field: FieldDeclaration, v: JsonValue): JsonValue {
   switch (field.kind) {
     case "boolean":
-      if (typeof v !== "boolean") throw typeError(name, "boolean");
+      if (typeof v !== "boolean") throw preferenceTypeInvalid(name, "boolean");
       return v;
     case "string": {
       const value = checkText(name, v);
-      if (field.allowed && !field.allowed.values.includes(value)) throw badRequest(field.allowed.message);
+      if (field.allowed && !field.allowed.includes(value)) throw preferenceValueInvalid(name);
       return value;
     }
     case "integer":
@@ -89,7 +88,7 @@ function checkValue(name: string, field: FieldDeclaration, v: JsonValue): JsonVa
     case "windows_rules":
       // The element's shape is not specified: any object (its size and depth are bounded at the edge).
       return checkRuleMap(name, v, (itemName, item) => {
-        if (!isObject(item)) throw typeError(itemName, "object");
+        if (!isObject(item)) throw preferenceTypeInvalid(itemName, "object");
         return item;
       });
   }
@@ -97,20 +96,20 @@ function checkValue(name: string, field: FieldDeclaration, v: JsonValue): JsonVa
 
 /** The features an `alpha_features` array switches, or the 400. */
 function featureSwitches(v: JsonValue): Record<string, boolean> {
-  if (!Array.isArray(v)) throw typeError("alpha_features", "array");
+  if (!Array.isArray(v)) throw preferenceTypeInvalid("alpha_features", "array");
   const switches: Record<string, boolean> = {};
   let unknown = false;
   v.forEach((entry, i) => {
     const name = `alpha_features[${i}]`;
-    if (!isObject(entry)) throw typeError(name, "object");
-    if (typeof entry.enabled !== "boolean") throw typeError(`${name}.enabled`, "boolean");
-    if (entry.code !== undefined && typeof entry.code !== "string") throw typeError(`${name}.code`, "string");
-    if (entry.alpha_feature_id !== undefined && typeof entry.alpha_feature_id !== "number") throw typeError(`${name}.alpha_feature_id`, "integer");
+    if (!isObject(entry)) throw preferenceTypeInvalid(name, "object");
+    if (typeof entry.enabled !== "boolean") throw preferenceTypeInvalid(`${name}.enabled`, "boolean");
+    if (entry.code !== undefined && typeof entry.code !== "string") throw preferenceTypeInvalid(`${name}.code`, "string");
+    if (entry.alpha_feature_id !== undefined && typeof entry.alpha_feature_id !== "number") throw preferenceTypeInvalid(`${name}.alpha_feature_id`, "integer");
     const feature = ALPHA_FEATURES.find((f) => (entry.code !== undefined ? f.code === entry.code : f.alpha_feature_id === entry.alpha_feature_id));
     if (!feature || feature.deleted_at || (entry.code === undefined && entry.alpha_feature_id === undefined)) unknown = true;
     else switches[feature.code] = entry.enabled;
   });
-  if (unknown) throw badRequest("Invalid feature code(s)");
+  if (unknown) throw featureCodesInvalid();
   return switches;
 }
 
@@ -119,7 +118,7 @@ function featureSwitches(v: JsonValue): Record<string, boolean> {
  * ignores them; a body with no preference field at all is "Missing data".
  */
 export function preferenceChanges(body: JsonValue | undefined): PreferenceChanges {
-  if (body !== undefined && !isObject(body)) throw badRequest("Invalid JSON input");
+  if (body !== undefined && !isObject(body)) throw invalidJson();
   const changes: PreferenceChanges = { fields: {}, features: {} };
   let known = false;
   for (const [name, value] of Object.entries(body ?? {})) {
@@ -131,11 +130,11 @@ export function preferenceChanges(body: JsonValue | undefined): PreferenceChange
     const field = Object.hasOwn(PREFERENCE_FIELDS, name) ? PREFERENCE_FIELDS[name] : undefined;
     if (!field) continue;
     known = true;
-    if (field.readOnly) throw badRequest(field.readOnly);
+    if (field.readOnly) throw field.readOnly();
     // null puts the field back to its default.
     changes.fields[name] = value === null ? null : checkValue(name, field, value);
   }
-  if (!known) throw badRequest("Missing data");
+  if (!known) throw preferencesMissing();
   return changes;
 }
 
@@ -174,7 +173,7 @@ export function preferencesView(stored: StoredPreferences, defaults: Record<stri
 
 /** The client of `GET /me/preferences/{client}`, or the 400. */
 export function checkClient(client: string): void {
-  if (!(CLIENTS as readonly string[]).includes(client)) throw badRequest("Unknown client");
+  if (!(CLIENTS as readonly string[]).includes(client)) throw preferencesClientUnknown();
 }
 
 /** Whether preferences last changed at `updatedAt` are news to a client that asks `since` (UNIX seconds; 0: always). */

@@ -1,6 +1,7 @@
 import t from "tap";
 import { startTestSystem, type TestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { accountsDb, addMember, ownOrganization, workspacesOf } from "./organization-support.js";
+import { groupNameMissing, groupNameTaken, groupNotFound, groupWorkspaceFilterInvalid, invalidJson, patchOperationInvalid, patchPathInvalid, queryValueInvalid, resourceNotFound } from "../errors.js";
 
 /** An organization's groups: CRUD, PATCH, the workspaces' lists, the organization users' groups. */
 
@@ -66,7 +67,7 @@ t.test("create answers the group field for field; list, update and delete", asyn
   t.same(none.body, []);
   const bad = await sys.api("GET", `${groupsPath()}?workspace=abc`, as(o.owner));
   t.equal(bad.status, 400);
-  t.equal(bad.body, "invalid number");
+  t.equal(bad.body, groupWorkspaceFilterInvalid().rawMessage);
 
   const put = await sys.api("PUT", groupPath(id), { ...as(o.admin), body: { name: "Design", users: [o.owner.id], workspaces: [o.firstWorkspace, o.secondWorkspace] } });
   t.equal(put.status, 200, put.text);
@@ -88,9 +89,9 @@ t.test("create answers the group field for field; list, update and delete", asyn
 t.test("each error row of create and edit; a failed change leaves nothing", async (t) => {
   const before = await counts();
   const cases: [unknown, string][] = [
-    [{ name: "" }, "Group name must be present"],
-    [{ name: "   " }, "Group name must be present"],
-    [{}, "Group name must be present"],
+    [{ name: "" }, groupNameMissing().rawMessage],
+    [{ name: "   " }, groupNameMissing().rawMessage],
+    [{}, groupNameMissing().rawMessage],
     [{ name: "x".repeat(201) }, "Group name too long, maximum length is 200"],
     [{ name: "ok", users: [stranger.id] }, `User ${stranger.id} not exists in the organization ${o.organizationId}`],
     [{ name: "ok", users: [other.member.id] }, `User ${other.member.id} not exists in the organization ${o.organizationId}`],
@@ -108,12 +109,12 @@ t.test("each error row of create and edit; a failed change leaves nothing", asyn
   const first = await create({ name: "Team" });
   const taken = await create({ name: "team", users: [o.member.id] });
   t.equal(taken.status, 400);
-  t.equal(taken.body, "Name has already been taken");
+  t.equal(taken.body, groupNameTaken().rawMessage);
   t.equal((await create({ name: "Team" }, other.owner, other.organizationId)).status, 200, "another organization may use the name");
   const second = await create({ name: "Other" });
   const rename = await sys.api("PUT", groupPath(second.body.group_id), { ...as(o.owner), body: { name: "TEAM" } });
   t.equal(rename.status, 400);
-  t.equal(rename.body, "Name has already been taken");
+  t.equal(rename.body, groupNameTaken().rawMessage);
   const badUser = await sys.api("PUT", groupPath(first.body.group_id), { ...as(o.owner), body: { name: "Renamed", users: [stranger.id] } });
   t.equal(badUser.status, 400);
   const after = (await sys.api("GET", groupsPath(), as(o.owner))).body.map((g: { name: string }) => g.name);
@@ -122,7 +123,7 @@ t.test("each error row of create and edit; a failed change leaves nothing", asyn
     for (const id of [999999999, 0]) {
       const res = await sys.api(method, groupPath(id), { ...as(o.owner), body });
       t.equal(res.status, 404, `${method} ${id}`);
-      t.equal(res.body, "Invalid group ID");
+      t.equal(res.body, groupNotFound().rawMessage);
     }
   }
   const foreign = (await create({ name: "theirs" }, other.owner, other.organizationId)).body.group_id;
@@ -186,13 +187,13 @@ t.test("PATCH applies each operation on its own", async (t) => {
 
   const before = await counts();
   const bad: [unknown, string][] = [
-    [[{ op: "move", path: "/users", value: [1] }], "Empty or invalid patch operation"],
-    [[{ path: "/users", value: [1] }], "Empty or invalid patch operation"],
-    [[{ op: "add", path: "/name", value: [1] }], "Empty or invalid patch path"],
-    [[{ op: "add", value: [1] }], "Empty or invalid patch path"],
+    [[{ op: "move", path: "/users", value: [1] }], patchOperationInvalid().rawMessage],
+    [[{ path: "/users", value: [1] }], patchOperationInvalid().rawMessage],
+    [[{ op: "add", path: "/name", value: [1] }], patchPathInvalid().rawMessage],
+    [[{ op: "add", value: [1] }], patchPathInvalid().rawMessage],
     [Array.from({ length: 51 }, () => ({ op: "add", path: "/users", value: [o.admin.id] })), "Too many patches, maximum is 50"],
     [[{ op: "add", path: "/users", value: Array.from({ length: 1001 }, (_, i) => i + 1) }], "Too many values per patch, maximum is 1000"],
-    [[{ op: "add", path: "/users", value: [o.admin.id] }, { op: "bad", path: "/users", value: [] }], "Empty or invalid patch operation"],
+    [[{ op: "add", path: "/users", value: [o.admin.id] }, { op: "bad", path: "/users", value: [] }], patchOperationInvalid().rawMessage],
   ];
   for (const [body, message] of bad) {
     const r = await patch(body);
@@ -201,7 +202,7 @@ t.test("PATCH applies each operation on its own", async (t) => {
   }
   for (const body of [{ op: "add" }, [{ op: "add", path: "/users", value: ["x"] }], [{ op: "add", path: "/users", value: [1.5] }], [5], "x"]) {
     const r = await patch(body);
-    t.same([r.status, r.body], [400, "Invalid JSON input"], JSON.stringify(body));
+    t.same([r.status, r.body], [400, invalidJson().rawMessage], JSON.stringify(body));
   }
   t.same(await counts(), before, "a refused PATCH changes nothing");
 });
@@ -216,7 +217,7 @@ t.test("the workspaces' group lists", async (t) => {
   t.same(res.body[1], a);
   const foreign = await sys.api("GET", `/api/v9/organizations/${o.organizationId}/workspaces/${other.firstWorkspace}/groups`, as(o.owner));
   t.equal(foreign.status, 404, "a workspace of another organization");
-  t.equal(foreign.body, "Resource can not be found");
+  t.equal(foreign.body, resourceNotFound().rawMessage);
 
   const ws = await sys.api("GET", `/api/v9/workspaces/${o.firstWorkspace}/groups`, as(o.member));
   t.equal(ws.status, 200, ws.text);
@@ -241,7 +242,7 @@ t.test("organization users answer their groups and filter by them", async (t) =>
   t.same((await sys.api("GET", `${users}?groups=${g2}`, as(o.owner))).body.map((u: { name: string }) => u.name), ["gbob"]);
   const refused = await sys.api("GET", `${users}?groups=${foreign}`, as(o.owner));
   t.equal(refused.status, 400, "a group of another organization");
-  t.equal(refused.body, "Invalid value sent for 'groups'.");
+  t.equal(refused.body, queryValueInvalid("groups").rawMessage);
   const olga = (await sys.api("GET", users, as(o.owner))).body.find((u: { name: string }) => u.name === "gOlga");
   t.same(olga.groups.filter((g: { group_id: number }) => g.group_id === g1), []);
 });

@@ -1,8 +1,9 @@
 import t from "tap";
-import { startTestSystem, type TestSystem, type TrackUser } from "../../../test/support/harness.js";
+import { startTestSystem, type TestSystem } from "../../../test/support/harness.js";
 import { startSmtp } from "../../../test/support/smtp.js";
 import { OrganizationAdminService } from "../../../gen/accounts/v1/organizations_pb.js";
 import { accountsDb, addMember, ownOrganization } from "./organization-support.js";
+import { emailsMissing, invitationCodeInvalid, invitationCodeNotFound, invitationLimitReached, invitationOrganizationMismatch, invitedWorkspaceInvalid, invitedWorkspacesMissing, missingEmail } from "../errors.js";
 
 /**
  * Invitations end to end: the invite URL arrives by mail through a real SMTP server on loopback
@@ -82,7 +83,7 @@ t.test("only the invited address may accept or reject; unknown codes are 404", a
     t.equal(res.body, "Forbidden");
     const unknown = await sys.api("POST", `/api/v9/organizations/invitations/nosuchcode/${action}`, { auth: invitee.auth });
     t.equal(unknown.status, 404);
-    t.equal(unknown.body, "Invalid invitation code");
+    t.equal(unknown.body, invitationCodeInvalid().rawMessage);
     t.equal((await sys.api("POST", `/api/v9/organizations/invitations/${code}/${action}`)).status, 403, "credentials are needed");
   }
   t.equal((await sys.api("GET", "/api/v9/workspaces", { auth: intruder.auth })).body.length, 1, "the intruder joined nothing");
@@ -109,11 +110,11 @@ t.test("creating invitations: every error row, and a failed request invites nobo
   await addMember(db, organizationId, member);
   const before = smtp.received.length;
   for (const [body, message] of [
-    [{ emails: [], workspaces: [{ workspace_id: owner.workspaceId }] }, "at least one email is required"],
-    [{ emails: ["a@example.com"], workspaces: [] }, "at least one workspace is required"],
-    [inviteBody(["  "], owner.workspaceId), "Missing e-mail"],
+    [{ emails: [], workspaces: [{ workspace_id: owner.workspaceId }] }, emailsMissing().rawMessage],
+    [{ emails: ["a@example.com"], workspaces: [] }, invitedWorkspacesMissing().rawMessage],
+    [inviteBody(["  "], owner.workspaceId), missingEmail().rawMessage],
     [inviteBody(["not-an-address"], owner.workspaceId), "Invalid e-mail: 'not-an-address'"],
-    [inviteBody(["ok@example.com"], other.workspaceId), "invalid workspace ID"],
+    [inviteBody(["ok@example.com"], other.workspaceId), invitedWorkspaceInvalid().rawMessage],
     [inviteBody(["ok@example.com"], owner.workspaceId, { role: "emperor" }), "role must be one of admin, user, projectlead, teamlead"],
   ] as const) {
     const res = await invite(body);
@@ -163,7 +164,7 @@ t.test("an organization sends at most 20 invitations a day on the free plan", as
   for (let i = 0; i < 20; i++) t.equal((await invite(inviteBody([invitee.email], owner.workspaceId))).status, 200, `invitation ${i + 1}`);
   const res = await invite(inviteBody([invitee.email], owner.workspaceId));
   t.equal(res.status, 400);
-  t.equal(res.body, "Invitation limit reached (please try again later; or upgrade)");
+  t.equal(res.body, invitationLimitReached().rawMessage);
 });
 
 t.test("resending mails the same invite URL again; by id or code; errors", async (t) => {
@@ -179,9 +180,9 @@ t.test("resending mails the same invite URL again; by id or code; errors", async
   t.equal((await sys.api("PUT", `/api/v9/organizations/${organizationId}/invitations/${code}/resend`, { auth: owner.auth })).status, 200, "by code");
   const mismatch = await sys.api("PUT", `/api/v9/organizations/${other.organizationId}/invitations/${code}/resend`, { auth: other.owner.auth });
   t.equal(mismatch.status, 400);
-  t.equal(mismatch.body, "Organization ID and invitation organization ID mismatch");
+  t.equal(mismatch.body, invitationOrganizationMismatch().rawMessage);
   const unknown = await sys.api("PUT", `/api/v9/organizations/${organizationId}/invitations/999999/resend`, { auth: owner.auth });
   t.equal(unknown.status, 404);
-  t.equal(unknown.body, "Invitation code not found");
+  t.equal(unknown.body, invitationCodeNotFound().rawMessage);
   t.equal((await sys.api("PUT", `/api/v9/organizations/${organizationId}/invitations/${code}/resend`, { auth: invitee.auth })).status, 403, "admins only");
 });

@@ -1,6 +1,7 @@
 import t from "tap";
 import { startTestSystem, type TestSystem } from "../../../test/support/harness.js";
 import { connectDatabase } from "../../../lib/db.js";
+import { beginningOfWeekInvalid, countryIdInvalid, currentPasswordMissing, currentPasswordWrong, defaultWorkspaceInvalid, emailTaken, fullnameInvalid, profileEmailInvalid, timezoneInvalid } from "../errors.js";
 
 /** The caller's own account: PUT /me, /me/logged, the caller's workspaces, closing the account. */
 
@@ -30,17 +31,17 @@ t.test("PUT /me refuses bad values with the real API's messages and changes noth
   const other = await sys.signup("taken");
   const before = (await sys.api("GET", "/api/v9/me", { auth: user.auth })).body;
   for (const [body, message] of [
-    [{ fullname: "  " }, "Invalid fullname"],
-    [{ email: "not-an-address" }, "Invalid email"],
-    [{ email: other.email }, "user with this email already exists"],
-    [{ timezone: "Mars/Olympus" }, "Invalid timezone"],
-    [{ beginning_of_week: 7 }, "Invalid beginning_of_week"],
-    [{ beginning_of_week: -1 }, "Invalid beginning_of_week"],
-    [{ country_id: 0 }, "Invalid country_id"],
-    [{ default_workspace_id: other.workspaceId }, "Invalid default_workspace_id"],
-    [{ default_workspace_id: 9007199254740993 }, "Invalid default_workspace_id"],
-    [{ password: "new password" }, "Current password must be present to change password"],
-    [{ password: "new password", current_password: "wrong password" }, "Current password is not valid"],
+    [{ fullname: "  " }, fullnameInvalid().rawMessage],
+    [{ email: "not-an-address" }, profileEmailInvalid().rawMessage],
+    [{ email: other.email }, emailTaken().rawMessage],
+    [{ timezone: "Mars/Olympus" }, timezoneInvalid().rawMessage],
+    [{ beginning_of_week: 7 }, beginningOfWeekInvalid().rawMessage],
+    [{ beginning_of_week: -1 }, beginningOfWeekInvalid().rawMessage],
+    [{ country_id: 0 }, countryIdInvalid().rawMessage],
+    [{ default_workspace_id: other.workspaceId }, defaultWorkspaceInvalid().rawMessage],
+    [{ default_workspace_id: 9007199254740993 }, defaultWorkspaceInvalid().rawMessage],
+    [{ password: "new password" }, currentPasswordMissing().rawMessage],
+    [{ password: "new password", current_password: "wrong password" }, currentPasswordWrong().rawMessage],
     [{ password: "short", current_password: user.password }, "Password should be at least 6 characters"],
   ] as const) {
     const res = await sys.api("PUT", "/api/v9/me", { auth: user.auth, body });

@@ -3,6 +3,7 @@ import { ManualClock } from "../../../lib/clock.js";
 import { OrganizationAdminService } from "../../../gen/accounts/v1/organizations_pb.js";
 import { startTestSystem, type ApiResponse, type TestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { accountEvents, accountsDb, addMember, organizationUserId, ownOrganization, workspaceUserOf, workspacesOf } from "./organization-support.js";
+import { activeStatusInvalid, adminFlagsAndRole, onlyAdminsInvalid, organizationRoleInvalid, organizationUserFieldMissing, organizationUserIdsMissing, organizationUserIdsRepeated, organizationUserNotFound, ownerAdminRequired, ownerDeactivation, queryValueInvalid, sortDirInvalid } from "../errors.js";
 
 /** An organization's users: the list (filters, sorting, pagination in headers), bulk removal, changing one user. */
 
@@ -110,7 +111,7 @@ t.test("filters: name or e-mail contains, statuses, admins only, workspaces, gro
   t.same(names(await list(`?workspaces=${org.secondWorkspace}`)), ["xAnna", "xbob", "xCarla", "xdave", "xEve"]);
   t.same(names(await list(`?workspaces=${org.firstWorkspace}&only_admins=true`)), ["xAnna", "xolga"]);
   const noGroups = await list("?groups=999999999");
-  t.same([noGroups.status, noGroups.body], [400, "Invalid value sent for 'groups'."], "a group the organization does not have (groups.test.ts filters on real ones)");
+  t.same([noGroups.status, noGroups.body], [400, queryValueInvalid("groups").rawMessage], "a group the organization does not have (groups.test.ts filters on real ones)");
   const filtered = await list("?active_status=active&per_page=3");
   t.same(headers(filtered), ["1", "3", "2", "4", "asc"], "pagination counts what the filters keep");
 });
@@ -118,22 +119,22 @@ t.test("filters: name or e-mail contains, statuses, admins only, workspaces, gro
 t.test("the list answers each 400 of the real API for a bad query value", async (t) => {
   const strangerWorkspace = (await workspacesOf(db, strangerOrganization))[0];
   for (const [query, message] of [
-    ["active_status=deleted", "active_status parameter can contain only 'active', 'inactive' or 'invited'."],
-    ["active_status=active,", "active_status parameter can contain only 'active', 'inactive' or 'invited'."],
-    ["only_admins=yes", "only_admins parameter can contain only 'true' or 'false'."],
-    ["page=abc", "Invalid value sent for 'page'."],
-    ["page=1.5", "Invalid value sent for 'page'."],
+    ["active_status=deleted", activeStatusInvalid().rawMessage],
+    ["active_status=active,", activeStatusInvalid().rawMessage],
+    ["only_admins=yes", onlyAdminsInvalid().rawMessage],
+    ["page=abc", queryValueInvalid("page").rawMessage],
+    ["page=1.5", queryValueInvalid("page").rawMessage],
     ["page=0", "page parameter must contain values > 0."],
     ["page=-2", "page parameter must contain values > 0."],
-    ["page=99999999999999999999", "Invalid value sent for 'page'."],
-    ["per_page=x", "Invalid value sent for 'per_page'."],
+    ["page=99999999999999999999", queryValueInvalid("page").rawMessage],
+    ["per_page=x", queryValueInvalid("per_page").rawMessage],
     ["per_page=0", "per_page parameter must contain values > 0."],
-    ["sort_dir=up", "sort_dir parameter can contain only 'asc' or 'desc'."],
-    ["groups=a", "Invalid value sent for 'groups'."],
-    ["groups=1,,2", "Invalid value sent for 'groups'."],
-    ["workspaces=0", "Invalid value sent for 'workspaces'."],
-    [`workspaces=${strangerWorkspace}`, "Invalid value sent for 'workspaces'."],
-    ["workspaces=99999999999999999999", "Invalid value sent for 'workspaces'."],
+    ["sort_dir=up", sortDirInvalid().rawMessage],
+    ["groups=a", queryValueInvalid("groups").rawMessage],
+    ["groups=1,,2", queryValueInvalid("groups").rawMessage],
+    ["workspaces=0", queryValueInvalid("workspaces").rawMessage],
+    [`workspaces=${strangerWorkspace}`, queryValueInvalid("workspaces").rawMessage],
+    ["workspaces=99999999999999999999", queryValueInvalid("workspaces").rawMessage],
   ] as const) {
     const res = await list(`?${query}`);
     t.same([res.status, res.body], [400, message], query);
@@ -173,9 +174,9 @@ t.test("PATCH answers each 400 and removes nothing when one id fails", async (t)
   const o = await organizationWithPeople("q");
   const strangerOrgUser = await organizationUserId(db, strangerOrganization, stranger.id);
   for (const [body, message] of [
-    [{}, "At least one organization user ID must be supplied."],
-    [{ delete: [] }, "At least one organization user ID must be supplied."],
-    [{ delete: [o.people.bob.orgUserId, o.people.bob.orgUserId] }, "Organization user IDs must be unique."],
+    [{}, organizationUserIdsMissing().rawMessage],
+    [{ delete: [] }, organizationUserIdsMissing().rawMessage],
+    [{ delete: [o.people.bob.orgUserId, o.people.bob.orgUserId] }, organizationUserIdsRepeated().rawMessage],
     [{ delete: [o.people.bob.orgUserId, strangerOrgUser, 0] }, `The following organization user IDs do not belong to this organization: '${strangerOrgUser},0'.`],
     [{ delete: [o.people.bob.orgUserId, o.owner.orgUserId] }, `Cannot remove the organization owner user with organization user ID='${o.owner.orgUserId}'.`],
   ] as const) {
@@ -271,19 +272,19 @@ t.test("PUT answers each 400, 403 and 404 of the real API and changes nothing", 
   const o = await organizationWithPeople("v");
   const before = (await sys.api("GET", usersPath(o.organizationId), { auth: o.owner.auth })).body;
   const cases: [number, unknown, number, string][] = [
-    [o.people.bob.orgUserId, {}, 400, "At least one field is required."],
-    [o.people.bob.orgUserId, { unknown: 1 }, 400, "At least one field is required."],
-    [o.owner.orgUserId, { inactive: true }, 400, "Cannot deactivate owner."],
-    [o.owner.orgUserId, { admin: false }, 400, "Cannot remove admin privileges from owner."],
-    [o.owner.orgUserId, { role: "user" }, 400, "Cannot remove admin privileges from owner."],
-    [o.people.bob.orgUserId, { role: "boss" }, 400, "Invalid organization role."],
-    [o.people.bob.orgUserId, { admin: true, role: "admin" }, 400, "Cannot use both admin flags and role."],
+    [o.people.bob.orgUserId, {}, 400, organizationUserFieldMissing().rawMessage],
+    [o.people.bob.orgUserId, { unknown: 1 }, 400, organizationUserFieldMissing().rawMessage],
+    [o.owner.orgUserId, { inactive: true }, 400, ownerDeactivation().rawMessage],
+    [o.owner.orgUserId, { admin: false }, 400, ownerAdminRequired().rawMessage],
+    [o.owner.orgUserId, { role: "user" }, 400, ownerAdminRequired().rawMessage],
+    [o.people.bob.orgUserId, { role: "boss" }, 400, organizationRoleInvalid().rawMessage],
+    [o.people.bob.orgUserId, { admin: true, role: "admin" }, 400, adminFlagsAndRole().rawMessage],
     [o.people.bob.orgUserId, { rate_change_mode: "yesterday" }, 400, "rate_change_mode must be one of 'start-today', 'override-current', 'override-all'"],
     [o.people.bob.orgUserId, { postedFields: ["email"] }, 400, "postedFields may name only admin, inactive, labour_cost, rate, rate_change_mode, role, working_hours_in_minutes"],
     [o.people.bob.orgUserId, { rate: -1 }, 400, "rate must be at least 0"],
     [o.people.bob.orgUserId, { working_hours_in_minutes: 1441 }, 400, "working_hours_in_minutes must be at most 1440"],
-    [999999999, { admin: true }, 404, "Invalid organization user ID"],
-    [await organizationUserId(db, strangerOrganization, stranger.id), { admin: false }, 404, "Invalid organization user ID"],
+    [999999999, { admin: true }, 404, organizationUserNotFound().rawMessage],
+    [await organizationUserId(db, strangerOrganization, stranger.id), { admin: false }, 404, organizationUserNotFound().rawMessage],
   ];
   for (const [id, body, status, message] of cases) {
     const res = await sys.api("PUT", userPath(o, id), { auth: o.owner.auth, body });

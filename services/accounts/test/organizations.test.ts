@@ -3,6 +3,7 @@ import { startReceiver, startTestSystem, type TestSystem, type TrackUser } from 
 import { runAdminCli } from "../../../test/support/admin-cli.js";
 import { WebhookAdminService } from "../../../gen/notifier/v1/webhooks_pb.js";
 import { accountEvents, accountsDb, addMember, ownOrganization, workspaceUserOf, workspacesOf } from "./organization-support.js";
+import { newOrganizationNameEmpty, notOrganizationMember, organizationFieldMissing, organizationNameEmpty, ownerCannotLeave, workspaceNameEmpty, workspaceNameMissing } from "../errors.js";
 
 /** Organizations: creating one with its workspace, reading, renaming, leaving, the caller's list, the plan operators set. */
 
@@ -55,13 +56,13 @@ t.test("POST /organizations: names of 140 characters are taken whole", async (t)
 t.test("POST /organizations answers each 400 with its message and creates nothing", async (t) => {
   const before = await organizationCount(stranger.id);
   for (const [body, message] of [
-    [{}, "Field 'name' cannot be empty"],
-    [{ name: "   ", workspace_name: "W" }, "Field 'name' cannot be empty"],
+    [{}, newOrganizationNameEmpty().rawMessage],
+    [{ name: "   ", workspace_name: "W" }, newOrganizationNameEmpty().rawMessage],
     [{ name: "x".repeat(141), workspace_name: "W" }, "organization name too long, maximum length is 140"],
-    [{ name: "Org" }, "workspace name must be provided"],
-    [{ name: "Org", workspace_name: null }, "workspace name must be provided"],
-    [{ name: "Org", workspace_name: "  " }, "workspace name must contain non-space characters"],
-    [{ name: "Org", workspace_name: "" }, "workspace name must contain non-space characters"],
+    [{ name: "Org" }, workspaceNameMissing().rawMessage],
+    [{ name: "Org", workspace_name: null }, workspaceNameMissing().rawMessage],
+    [{ name: "Org", workspace_name: "  " }, workspaceNameEmpty().rawMessage],
+    [{ name: "Org", workspace_name: "" }, workspaceNameEmpty().rawMessage],
     [{ name: "Org", workspace_name: "w".repeat(141) }, "workspace name must not be longer than 140"],
     [{ name: 5, workspace_name: "W" }, "Invalid value for name: expected string, got number"],
   ] as const) {
@@ -143,11 +144,11 @@ t.test("PUT /organizations/{id} renames the organization: admins only, OK with n
   t.ok(after.at >= before.at, "at moves");
 
   for (const [body, message] of [
-    [{}, "At least one field is required"],
-    [{ name: "" }, "field 'name' cannot be empty"],
-    [{ name: " " }, "field 'name' cannot be empty"],
+    [{}, organizationFieldMissing().rawMessage],
+    [{ name: "" }, organizationNameEmpty().rawMessage],
+    [{ name: " " }, organizationNameEmpty().rawMessage],
     [{ name: "n".repeat(141) }, "organization name too long, maximum length is 140"],
-    [{ pricing_plan_id: 1 }, "At least one field is required"],
+    [{ pricing_plan_id: 1 }, organizationFieldMissing().rawMessage],
   ] as const) {
     const bad = await sys.api("PUT", `/api/v9/organizations/${organizationId}`, { auth: owner.auth, body });
     t.same([bad.status, bad.body], [400, message], JSON.stringify(body));
@@ -208,16 +209,16 @@ t.test("DELETE /organizations/{id}/users/leave: a member leaves with its workspa
   t.same(deleted.map((e) => e.workspaceId), [String(workspaceId)]);
 
   const again = await sys.api("DELETE", `/api/v9/organizations/${organizationId}/users/leave`, { auth: leaver.auth });
-  t.same([again.status, again.body], [400, "The user does not belong to the organization."]);
+  t.same([again.status, again.body], [400, notOrganizationMember().rawMessage]);
   for (const id of ["999999999", "0"]) {
     const none = await sys.api("DELETE", `/api/v9/organizations/${id}/users/leave`, { auth: leaver.auth });
-    t.same([none.status, none.body], [400, "The user does not belong to the organization."], id);
+    t.same([none.status, none.body], [400, notOrganizationMember().rawMessage], id);
   }
 });
 
 t.test("the owner cannot leave while others remain; the last user leaving deletes the organization and its workspaces", async (t) => {
   const res = await sys.api("DELETE", `/api/v9/organizations/${organizationId}/users/leave`, { auth: owner.auth });
-  t.same([res.status, res.body], [400, "Cannot remove the organization owner. The owner can leave only as the organization's last user."]);
+  t.same([res.status, res.body], [400, ownerCannotLeave().rawMessage]);
   t.equal((await getOrganization(owner)).status, 200, "still there");
 
   const solo = await sys.signup("solo");

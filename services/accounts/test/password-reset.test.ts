@@ -3,6 +3,7 @@ import { startTestSystem, type TestSystem } from "../../../test/support/harness.
 import { startSmtp } from "../../../test/support/smtp.js";
 import { connectDatabase } from "../../../lib/db.js";
 import { ManualClock } from "../../../lib/clock.js";
+import { invalidEmail, missingEmail, resetCodeInvalid } from "../errors.js";
 
 /**
  * Password reset end to end: the code arrives by mail through a real SMTP server on loopback,
@@ -43,7 +44,7 @@ t.test("a reset code is mailed, sets the new password once, ends the old session
   t.equal((await sys.api("POST", "/api/sessions", { body: { email: user.email, password: "my new password" } })).status, 200);
   const again = await sys.api("POST", `/api/me/password_reset/confirm/${code}`, { body: { password: "yet another password" } });
   t.equal(again.status, 400, "a code works once");
-  t.equal(again.body, "Invalid or expired reset code");
+  t.equal(again.body, resetCodeInvalid().rawMessage);
 });
 
 t.test("the answer is the same for an address without an account, and no mail goes out", async (t) => {
@@ -70,7 +71,7 @@ t.test("codes are stored hashed, expire after an hour, and a wrong code or short
   t.equal(rows.length, 1);
   t.notMatch(JSON.stringify(rows), code, "the code itself is not stored");
   for (const [path, body, message] of [
-    [`/api/me/password_reset/confirm/${code}x`, { password: "long enough" }, "Invalid or expired reset code"],
+    [`/api/me/password_reset/confirm/${code}x`, { password: "long enough" }, resetCodeInvalid().rawMessage],
     [`/api/me/password_reset/confirm/${code}`, { password: "short" }, "Password should be at least 6 characters"],
   ] as const) {
     const res = await sys.api("POST", path, { body });
@@ -80,7 +81,7 @@ t.test("codes are stored hashed, expire after an hour, and a wrong code or short
   clock.advance(3600_001);
   const late = await sys.api("POST", `/api/me/password_reset/confirm/${code}`, { body: { password: "long enough" } });
   t.equal(late.status, 400);
-  t.equal(late.body, "Invalid or expired reset code");
+  t.equal(late.body, resetCodeInvalid().rawMessage);
   t.equal((await sys.api("POST", "/api/sessions", { body: { email: user.email, password: user.password } })).status, 200, "the password is unchanged");
 });
 
@@ -108,8 +109,8 @@ t.test("a reset lifts the sign-in throttle its owner may have been locked out by
 t.test("malformed requests answer 400 and send nothing", async (t) => {
   const before = smtp.received.length;
   for (const [body, message] of [
-    [{}, "Missing e-mail"],
-    [{ email: "not an address" }, "Invalid e-mail"],
+    [{}, missingEmail().rawMessage],
+    [{ email: "not an address" }, invalidEmail().rawMessage],
   ] as const) {
     const res = await sys.api("POST", "/api/me/password_reset/request", { body });
     t.equal(res.status, 400);

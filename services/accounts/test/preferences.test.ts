@@ -3,6 +3,7 @@ import { startTestSystem, type TestSystem, type TrackUser } from "../../../test/
 import { ManualClock } from "../../../lib/clock.js";
 import { DATE_FORMATS, isEmpty, PREFERENCE_FIELDS, TIMEOFDAY_FORMATS } from "../preferences/fields.js";
 import { ALPHA_FEATURES } from "../preferences/features.js";
+import { featureCodesInvalid, invalidJson, preferencesClientUnknown, preferencesMissing, tosAcceptNeededReadOnly } from "../errors.js";
 
 const clock = new ManualClock(new Date("2026-03-01T12:00:00Z"));
 const sys: TestSystem = await startTestSystem(t, { clock, services: ["accounts"] });
@@ -129,14 +130,14 @@ t.test("the errors of the specification, each changing nothing", async (t) => {
   await postOk(user, { date_format: "DD/MM/YYYY" });
   const before = await preferencesOf(user);
   for (const [body, message] of [
-    [{ toSAcceptNeeded: false }, "Cannot set value for ToSAcceptNeeded"],
-    [{ date_format: "YYYY-MM-DD", toSAcceptNeeded: true }, "Cannot set value for ToSAcceptNeeded"],
-    [{ alpha_features: [{ code: "no_such_feature", enabled: true }] }, "Invalid feature code(s)"],
-    [{ alpha_features: [{ code: "timeline", enabled: true }, { alpha_feature_id: 999, enabled: true }] }, "Invalid feature code(s)"],
-    [{ alpha_features: [{ code: "legacy_editor", enabled: true }] }, "Invalid feature code(s)"],
-    [{ alpha_features: [{ enabled: true }] }, "Invalid feature code(s)"],
-    [{}, "Missing data"],
-    [{ not_a_preference: 1 }, "Missing data"],
+    [{ toSAcceptNeeded: false }, tosAcceptNeededReadOnly().rawMessage],
+    [{ date_format: "YYYY-MM-DD", toSAcceptNeeded: true }, tosAcceptNeededReadOnly().rawMessage],
+    [{ alpha_features: [{ code: "no_such_feature", enabled: true }] }, featureCodesInvalid().rawMessage],
+    [{ alpha_features: [{ code: "timeline", enabled: true }, { alpha_feature_id: 999, enabled: true }] }, featureCodesInvalid().rawMessage],
+    [{ alpha_features: [{ code: "legacy_editor", enabled: true }] }, featureCodesInvalid().rawMessage],
+    [{ alpha_features: [{ enabled: true }] }, featureCodesInvalid().rawMessage],
+    [{}, preferencesMissing().rawMessage],
+    [{ not_a_preference: 1 }, preferencesMissing().rawMessage],
     [{ date_format: "YYYY/MM/DD" }, "Value in date_format is invalid"],
     [{ date_format: "" }, "Value in date_format is invalid"],
     [{ timeofday_format: "hh:mm:ss" }, "Value in timeofday_format is invalid"],
@@ -148,7 +149,7 @@ t.test("the errors of the specification, each changing nothing", async (t) => {
   }
   const noBody = await sys.api("POST", path, { auth: user.auth });
   t.equal(noBody.status, 400);
-  t.equal(noBody.body, "Missing data");
+  t.equal(noBody.body, preferencesMissing().rawMessage);
   t.same(await preferencesOf(user), before);
 });
 
@@ -182,8 +183,8 @@ t.test("wrong types, huge values and nested junk are 400s naming the field, chan
     [{ alpha_features: ["timeline"] }, "Invalid value for alpha_features[0]: expected object"],
     [{ alpha_features: [{ code: "timeline", enabled: "yes" }] }, "Invalid value for alpha_features[0].enabled: expected boolean"],
     [{ alpha_features: [{ code: 7, enabled: true }] }, "Invalid value for alpha_features[0].code: expected string"],
-    [[{ date_format: "YYYY-MM-DD" }], "Invalid JSON input"],
-    ["date_format", "Invalid JSON input"],
+    [[{ date_format: "YYYY-MM-DD" }], invalidJson().rawMessage],
+    ["date_format", invalidJson().rawMessage],
   ] as const) {
     const res = await post(user, body);
     t.equal(res.status, 400, JSON.stringify(body).slice(0, 100));
@@ -242,7 +243,7 @@ t.test("GET /me/preferences/{client}: known clients, since, unknown client", asy
     t.equal(res.status, 400, client.slice(0, 10));
   }
   const unknown = await sys.api("GET", `${path}/phone`, { auth: user.auth });
-  t.equal(unknown.body, "Unknown client");
+  t.equal(unknown.body, preferencesClientUnknown().rawMessage);
   for (const since of ["-1", "abc", "1.5"]) {
     const res = await sys.api("GET", `${path}/web?since=${since}`, { auth: user.auth });
     t.equal(res.status, 400, since);

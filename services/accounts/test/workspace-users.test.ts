@@ -3,6 +3,7 @@ import { ManualClock } from "../../../lib/clock.js";
 import { OrganizationAdminService } from "../../../gen/accounts/v1/organizations_pb.js";
 import { startTestSystem, type TestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { accountEvents, accountsDb, addMember, ownOrganization, workspaceUserOf, workspacesOf } from "./organization-support.js";
+import { assignmentEmpty, assignmentGroupInvalid, assignmentOperationInvalid, assignmentUserAndGroup, assignmentUserInvalid, assignmentUserOrGroupMissing, assignmentWorkspaceInvalid, organizationAdminNotRemovable, payingUserNotRemovable, workspaceOwnerNotRemovable, workspaceUserIdsMissing, workspaceUserIdsRepeated, wrongWorkspaceUserIds } from "../errors.js";
 
 /** A workspace's members: the members' lists, the organization admins' list, removal and assignments. */
 
@@ -125,11 +126,11 @@ t.test("PATCH answers each 400 and removes nothing when one id fails", async (t)
   const foreignWu = await wuId(strangerWorkspace, stranger);
   const before = await memberIds(q.workspace);
   for (const [body, message] of [
-    [{}, "At least one workspace user ID must be supplied."],
-    [{ delete: [] }, "At least one workspace user ID must be supplied."],
-    [{ delete: [bobWu, bobWu] }, "Workspace user IDs must be unique."],
-    [{ delete: [bobWu, foreignWu] }, "Wrong workspace user IDs."],
-    [{ delete: [bobWu, 0] }, "Wrong workspace user IDs."],
+    [{}, workspaceUserIdsMissing().rawMessage],
+    [{ delete: [] }, workspaceUserIdsMissing().rawMessage],
+    [{ delete: [bobWu, bobWu] }, workspaceUserIdsRepeated().rawMessage],
+    [{ delete: [bobWu, foreignWu] }, wrongWorkspaceUserIds().rawMessage],
+    [{ delete: [bobWu, 0] }, wrongWorkspaceUserIds().rawMessage],
   ] as const) {
     const res = await sys.api("PATCH", orgPath(q, q.workspace, "workspace_users"), { auth: q.owner.auth, body });
     t.same([res.status, res.body], [400, message], JSON.stringify(body));
@@ -192,7 +193,7 @@ t.test("PUT assignments adds a group to the workspace and removes it", async (t)
   const foreign = await sys.api("POST", `/api/v9/organizations/${other.organizationId}/groups`, { auth: other.owner.auth, body: { name: "Theirs" } });
   for (const [body, who] of [[{ operation: "add", group_id: foreign.body.group_id }, "another organization's group"], [{ operation: "remove", group_id: foreign.body.group_id }, "another organization's group"], [{ operation: "add", group_id: 0 }, "no group"]] as const) {
     const res = await put(body);
-    t.same([res.status, res.body], [400, "Invalid group_id."], who);
+    t.same([res.status, res.body], [400, assignmentGroupInvalid().rawMessage], who);
   }
   const denied = await put({ operation: "add", group_id: groupId }, g.bob);
   t.same([denied.status, denied.body], [403, "Forbidden"], "a plain member");
@@ -221,25 +222,25 @@ t.test("PUT assignments answers each 400 of the real API and changes nothing", a
   const put = (body: unknown, workspaceId = b.workspace) => sys.api("PUT", orgPath(b, workspaceId, "assignments"), { auth: b.owner.auth, body });
   const before = await memberIds(b.workspace);
   for (const [body, message] of [
-    [{}, "Nothing to change."],
-    [{ user_id: b.bob.id }, "Field operation can contain only 'add' or 'remove'."],
-    [{ operation: "move", user_id: b.bob.id }, "Field operation can contain only 'add' or 'remove'."],
-    [{ operation: "add", user_id: b.bob.id, group_id: 1 }, "Cannot send user_id and group_id in the same element."],
-    [{ operation: "add" }, "One of user_id or group_id is required."],
-    [{ operation: "add", user_id: stranger.id }, "Invalid user_id."],
-    [{ operation: "add", user_id: 0 }, "Invalid user_id."],
-    [{ operation: "remove", user_id: b.owner.id }, "Cannot remove workspace owner."],
-    [{ operation: "remove", user_id: b.anna.id }, "Cannot remove organization admin."],
-    [{ operation: "add", group_id: 999999 }, "Invalid group_id."],
+    [{}, assignmentEmpty().rawMessage],
+    [{ user_id: b.bob.id }, assignmentOperationInvalid().rawMessage],
+    [{ operation: "move", user_id: b.bob.id }, assignmentOperationInvalid().rawMessage],
+    [{ operation: "add", user_id: b.bob.id, group_id: 1 }, assignmentUserAndGroup().rawMessage],
+    [{ operation: "add" }, assignmentUserOrGroupMissing().rawMessage],
+    [{ operation: "add", user_id: stranger.id }, assignmentUserInvalid().rawMessage],
+    [{ operation: "add", user_id: 0 }, assignmentUserInvalid().rawMessage],
+    [{ operation: "remove", user_id: b.owner.id }, workspaceOwnerNotRemovable().rawMessage],
+    [{ operation: "remove", user_id: b.anna.id }, organizationAdminNotRemovable().rawMessage],
+    [{ operation: "add", group_id: 999999 }, assignmentGroupInvalid().rawMessage],
   ] as const) {
     const res = await put(body);
     t.same([res.status, res.body], [400, message], JSON.stringify(body));
   }
   const foreign = await put({ operation: "add", user_id: b.bob.id }, strangerWorkspace);
-  t.same([foreign.status, foreign.body], [400, "Invalid workspace ID."]);
+  t.same([foreign.status, foreign.body], [400, assignmentWorkspaceInvalid().rawMessage]);
   await plan.setOrganizationPlan({ organizationId: BigInt(b.organizationId), paid: true });
   const paying = await put({ operation: "remove", user_id: b.owner.id });
-  t.same([paying.status, paying.body], [400, "Cannot remove paying user."]);
+  t.same([paying.status, paying.body], [400, payingUserNotRemovable().rawMessage]);
   t.same(await memberIds(b.workspace), before, "nothing changed");
   t.same(await memberIds(strangerWorkspace), [stranger.id], "the other organization's workspace is untouched");
 });

@@ -3,6 +3,7 @@ import { startTestSystem, type TestSystem, type TrackUser } from "../../../test/
 import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { OrganizationAdminService } from "../../../gen/accounts/v1/organizations_pb.js";
 import { accountEvents, accountsDb, addMember, ownOrganization } from "./organization-support.js";
+import { adminNotMember, multipleWorkspacesNotEnabled, organizationWorkspaceLimit, premiumNeeded, roundingInvalid, tagRestrictionNeedsPremium, workspaceAdminUnknown, workspaceNameEmpty, workspaceNameNil, workspaceNameTaken } from "../errors.js";
 
 /** Workspaces: reading, changing settings, creating in an organization, statistics, time entry constraints. */
 
@@ -56,23 +57,23 @@ t.test("PUT /workspaces/{id}: workspace admins change settings; premium ones nee
   t.equal(events.length, 2, "workspace updated, twice");
 
   for (const [body, message] of [
-    [{ default_hourly_rate: 10 }, "premium needed to use default_hourly_rate"],
-    [{ default_currency: "EUR" }, "premium needed to use default_currency"],
-    [{ rounding: 1 }, "premium needed to use rounding"],
-    [{ rounding_minutes: 15 }, "premium needed to use rounding_minutes"],
-    [{ only_admins_see_billable_rates: true }, "premium needed to use only_admins_see_billable_rates"],
-    [{ projects_billable_by_default: true }, "premium needed to use projects_billable_by_default"],
-    [{ only_admins_may_create_tags: true }, "restricting tag management to administrators needs a premium subscription"],
+    [{ default_hourly_rate: 10 }, premiumNeeded("default_hourly_rate").rawMessage],
+    [{ default_currency: "EUR" }, premiumNeeded("default_currency").rawMessage],
+    [{ rounding: 1 }, premiumNeeded("rounding").rawMessage],
+    [{ rounding_minutes: 15 }, premiumNeeded("rounding_minutes").rawMessage],
+    [{ only_admins_see_billable_rates: true }, premiumNeeded("only_admins_see_billable_rates").rawMessage],
+    [{ projects_billable_by_default: true }, premiumNeeded("projects_billable_by_default").rawMessage],
+    [{ only_admins_may_create_tags: true }, tagRestrictionNeedsPremium().rawMessage],
   ] as const) {
     const r = await put(owner, body);
     t.equal(r.status, 402, JSON.stringify(body));
     t.equal(r.body, message);
   }
   for (const [body, message] of [
-    [{ name: "   " }, "workspace name must contain non-space characters"],
+    [{ name: "   " }, workspaceNameEmpty().rawMessage],
     [{ name: "x".repeat(141) }, "workspace name must not be longer than 140"],
-    [{ rounding: 2 }, "rounding must be -1 (down), 0 (nearest) or 1 (up)"],
-    [{ admins: [stranger.id] }, "user not in the workspace"],
+    [{ rounding: 2 }, roundingInvalid().rawMessage],
+    [{ admins: [stranger.id] }, adminNotMember().rawMessage],
   ] as const) {
     const r = await put(owner, body);
     t.equal(r.status, 400, JSON.stringify(body));
@@ -100,15 +101,15 @@ t.test("POST /organizations/{id}/workspaces: organization admins create workspac
 
   let r = await create(o, { name: "Second" }, org);
   t.equal(r.status, 400);
-  t.equal(r.body, "multiple workspaces not enabled in this organization");
+  t.equal(r.body, multipleWorkspacesNotEnabled().rawMessage);
   await plans.setOrganizationPlan({ organizationId: BigInt(org), paid: true });
 
   for (const [body, message] of [
-    [{}, "workspace name must not be nil"],
-    [{ name: "  " }, "workspace name must contain non-space characters"],
+    [{}, workspaceNameNil().rawMessage],
+    [{ name: "  " }, workspaceNameEmpty().rawMessage],
     [{ name: "x".repeat(141) }, "workspace name must not be longer than 140"],
-    [{ name: "With stranger", admins: [stranger.id] }, "user does not exist"],
-    [{ name: "New", rounding: 5 }, "rounding must be -1 (down), 0 (nearest) or 1 (up)"],
+    [{ name: "With stranger", admins: [stranger.id] }, workspaceAdminUnknown().rawMessage],
+    [{ name: "New", rounding: 5 }, roundingInvalid().rawMessage],
   ] as const) {
     const res = await create(o, body, org);
     t.equal(res.status, 400, JSON.stringify(body));
@@ -117,10 +118,10 @@ t.test("POST /organizations/{id}/workspaces: organization admins create workspac
   const existing = (await db("workspaces").where({ organization_id: org }).first("name")).name;
   r = await create(o, { name: existing.toUpperCase() }, org);
   t.equal(r.status, 400);
-  t.equal(r.body, "another workspace with the same name exists in the organization");
+  t.equal(r.body, workspaceNameTaken().rawMessage);
   r = await create(o, { name: "New", default_hourly_rate: 5 }, org);
   t.equal(r.status, 402);
-  t.equal(r.body, "premium needed to use default_hourly_rate");
+  t.equal(r.body, premiumNeeded("default_hourly_rate").rawMessage);
   r = await create(o, { name: "New", only_admins_may_create_tags: true }, org);
   t.equal(r.status, 402);
 
@@ -148,7 +149,7 @@ t.test("POST /organizations/{id}/workspaces: organization admins create workspac
   await db("organizations").where({ id: org }).update({ max_workspaces: 2 });
   r = await create(o, { name: "Third" }, org);
   t.equal(r.status, 400);
-  t.equal(r.body, "organization workspace maximum reached");
+  t.equal(r.body, organizationWorkspaceLimit().rawMessage);
   await db("organizations").where({ id: org }).update({ max_workspaces: 20 });
 
   const many = await sys.signup("Many");

@@ -3,15 +3,13 @@ import type { Clock } from "../../../lib/clock.js";
 import type { Logger } from "../../../lib/logger.js";
 import type { SecretBox } from "../../../lib/secret-box.js";
 import { requireUser } from "../../../lib/identity.js";
-import { notFound, unauthenticated } from "../../../lib/errors.js";
+import { userDataMissing, wrongCredentials } from "../errors.js";
 import type { AccountsStore, UserRow } from "./store.js";
 import { DUMMY_PASSWORD_HASH, hashToken, newSessionToken, verifyPassword } from "./credentials.js";
 import { SignInThrottle } from "./sign-in-throttle.js";
 
 /** Sessions last 30 days (the gateway's cookie Max-Age is the same). */
 export const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
-
-const wrongCredentials = () => unauthenticated("Incorrect username and/or password");
 
 /**
  * Who a caller is: password checks (throttled per account), API tokens, sessions, and the
@@ -71,7 +69,7 @@ export class Authentication {
   /** The calling user's row. */
   async currentUser(ctx: HandlerContext): Promise<UserRow> {
     const user = await this.store.userById(Number(requireUser(ctx)));
-    if (!user) throw notFound("could not load user data");
+    if (!user) throw userDataMissing();
     return user;
   }
 

@@ -3,9 +3,9 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { AccountService, UserSchema, type User } from "../../../gen/accounts/v1/accounts_pb.js";
 import { caller, requireUser } from "../../../lib/identity.js";
-import { badRequest } from "../../../lib/errors.js";
 import { randomToken, storageId } from "../../../lib/ids.js";
 import type { AccountsKit } from "../kit.js";
+import { credentialsMissing, currentPasswordMissing, currentPasswordWrong, defaultWorkspaceInvalid, emailTaken, invalidEmail, missingEmail, noSessionToClose, ownedOrganizationsShared, resetCodeInvalid } from "../errors.js";
 import { AccountsStore, type UserRow } from "./store.js";
 import { hashPassword, hashToken, newApiToken, storedApiToken } from "./credentials.js";
 import { checkNewPassword, isValidEmail, profileChanges, validateSignup } from "./rules.js";
@@ -33,7 +33,6 @@ export function userMessage(row: UserRow, apiToken?: string): User {
 /** The caller's own account: sign-up, sessions, the profile, the API token. */
 export function userHandlers({ storage, clock, box, auth, publicUrl }: AccountsKit) {
   const store = new AccountsStore(storage.db);
-  const emailTaken = () => badRequest("user with this email already exists");
 
   return (router: ConnectRouter) => {
     router.service(AccountService, {
@@ -50,7 +49,7 @@ export function userHandlers({ storage, clock, box, auth, publicUrl }: AccountsK
       },
 
       async createSession(req) {
-        if (!req.email || !req.password) throw badRequest("email and password are required");
+        if (!req.email || !req.password) throw credentialsMissing();
         const userId = await auth.authenticate(req.email, req.password, "");
         const user = (await store.userById(userId))!;
         return { user: userMessage(user, auth.apiTokenOf(user)), sessionToken: await auth.openSession(userId) };
@@ -64,7 +63,7 @@ export function userHandlers({ storage, clock, box, auth, publicUrl }: AccountsK
       async deleteSession(_req, ctx) {
         requireUser(ctx);
         const token = caller(ctx).sessionToken;
-        if (!token) throw badRequest("no session to close: send the session cookie");
+        if (!token) throw noSessionToClose();
         await store.deleteSession(hashToken(token));
         return {};
       },
@@ -86,13 +85,13 @@ export function userHandlers({ storage, clock, box, auth, publicUrl }: AccountsK
         const changes: Partial<Omit<UserRow, "id">> = profileChanges(req);
         if (req.defaultWorkspaceId !== undefined) {
           const workspaceId = storageId(req.defaultWorkspaceId);
-          if (!workspaceId || !(await store.isActiveMember(storage.db, user.id, workspaceId))) throw badRequest("Invalid default_workspace_id");
+          if (!workspaceId || !(await store.isActiveMember(storage.db, user.id, workspaceId))) throw defaultWorkspaceInvalid();
           changes.default_workspace_id = workspaceId;
         }
         if (req.password !== undefined) {
-          if (!req.currentPassword) throw badRequest("Current password must be present to change password");
+          if (!req.currentPassword) throw currentPasswordMissing();
           checkNewPassword(req.password);
-          if (!(await auth.checkPassword(user.email, req.currentPassword))) throw badRequest("Current password is not valid");
+          if (!(await auth.checkPassword(user.email, req.currentPassword))) throw currentPasswordWrong();
           changes.password_hash = await hashPassword(req.password);
         }
         changes.updated_at = clock.now();
@@ -115,7 +114,7 @@ export function userHandlers({ storage, clock, box, auth, publicUrl }: AccountsK
         const user = await auth.currentUser(ctx);
         await storage.change(async (trx) => {
           const others = await store.ownedOrganizationsWithOthers(trx, user.id);
-          if (others.length) throw badRequest(`Hand over the organization ${others.join(", ")} to another owner before closing the account`);
+          if (others.length) throw ownedOrganizationsShared(others);
           const replacement = { email: `closed-${user.id}-${randomToken(6)}@closed.invalid`, apiTokenHash: hashToken(newApiToken()) };
           await store.closeAccount(trx, user.id, replacement, clock.now());
         });
@@ -124,8 +123,8 @@ export function userHandlers({ storage, clock, box, auth, publicUrl }: AccountsK
 
       async requestPasswordReset(req) {
         const email = req.email.trim().toLowerCase();
-        if (!email) throw badRequest("Missing e-mail");
-        if (!isValidEmail(email)) throw badRequest("Invalid e-mail");
+        if (!email) throw missingEmail();
+        if (!isValidEmail(email)) throw invalidEmail();
         const user = await store.userByEmail(email);
         // The same answer whether or not the address has an account, and when the hourly limit is reached.
         if (!user || user.closed_at) return {};
@@ -144,7 +143,7 @@ export function userHandlers({ storage, clock, box, auth, publicUrl }: AccountsK
         const now = clock.now();
         const user = await storage.change(async (trx) => {
           const reset = await store.passwordResetForUse(trx, hashToken(req.resetCode));
-          if (!reset || reset.used_at || reset.expires_at <= now) throw badRequest("Invalid or expired reset code");
+          if (!reset || reset.used_at || reset.expires_at <= now) throw resetCodeInvalid();
           const owner = (await store.userById(reset.user_id, trx))!;
           await store.updateUser(trx, owner.id, { password_hash: passwordHash, updated_at: now });
           await store.usePasswordResets(trx, owner.id, now);

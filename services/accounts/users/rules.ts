@@ -1,6 +1,6 @@
 import type { SignupRequest, UpdateMeRequest } from "../../../gen/accounts/v1/accounts_pb.js";
 import type { UserRow } from "./store.js";
-import { badRequest } from "../../../lib/errors.js";
+import { beginningOfWeekInvalid, countryIdInvalid, fullnameInvalid, invalidEmail, missingEmail, passwordTooLong, passwordTooShort, profileEmailInvalid, timezoneInvalid } from "../errors.js";
 
 /** local@domain.tld, without spaces or control characters. */
 const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
@@ -18,21 +18,25 @@ export function isValidEmail(email: string): boolean {
   return email.length <= 254 && EMAIL.test(email);
 }
 
-/** A new password: 6 to 128 characters. */
+/** Shortest and longest password. */
+export const MIN_PASSWORD = 6;
+export const MAX_PASSWORD = 128;
+
+/** A new password: MIN_PASSWORD to MAX_PASSWORD characters. */
 export function checkNewPassword(password: string): string {
-  if (password.length < 6) throw badRequest("Password should be at least 6 characters");
-  if (password.length > 128) throw badRequest("Password should be at most 128 characters");
+  if (password.length < MIN_PASSWORD) throw passwordTooShort(MIN_PASSWORD);
+  if (password.length > MAX_PASSWORD) throw passwordTooLong(MAX_PASSWORD);
   return password;
 }
 
 /** The sign-up rules; messages follow the real service's wording. */
 export function validateSignup(req: SignupRequest): { email: string; password: string; fullname: string; timezone: string } {
   const email = req.email.trim();
-  if (!email) throw badRequest("Missing e-mail");
-  if (!isValidEmail(email)) throw badRequest("Invalid e-mail");
+  if (!email) throw missingEmail();
+  if (!isValidEmail(email)) throw invalidEmail();
   checkNewPassword(req.password);
   const timezone = req.timezone.trim() || "UTC";
-  if (!isValidTimezone(timezone)) throw badRequest("Invalid timezone");
+  if (!isValidTimezone(timezone)) throw timezoneInvalid();
   const fullname = (req.displayName.trim() || email.split("@")[0]).slice(0, 255);
   return { email, password: req.password, fullname, timezone };
 }
@@ -45,24 +49,24 @@ export function profileChanges(req: UpdateMeRequest): Partial<Pick<UserRow, "ful
   const changes: ReturnType<typeof profileChanges> = {};
   if (req.fullname !== undefined) {
     const fullname = req.fullname.trim();
-    if (!fullname || [...fullname].length > 255) throw badRequest("Invalid fullname");
+    if (!fullname || [...fullname].length > 255) throw fullnameInvalid();
     changes.fullname = fullname;
   }
   if (req.email !== undefined) {
     const email = req.email.trim().toLowerCase();
-    if (!isValidEmail(email)) throw badRequest("Invalid email");
+    if (!isValidEmail(email)) throw profileEmailInvalid();
     changes.email = email;
   }
   if (req.timezone !== undefined) {
-    if (!isValidTimezone(req.timezone.trim())) throw badRequest("Invalid timezone");
+    if (!isValidTimezone(req.timezone.trim())) throw timezoneInvalid();
     changes.timezone = req.timezone.trim();
   }
   if (req.beginningOfWeek !== undefined) {
-    if (req.beginningOfWeek < 0 || req.beginningOfWeek > 6) throw badRequest("Invalid beginning_of_week");
+    if (req.beginningOfWeek < 0 || req.beginningOfWeek > 6) throw beginningOfWeekInvalid();
     changes.beginning_of_week = req.beginningOfWeek;
   }
   if (req.countryId !== undefined) {
-    if (req.countryId <= 0n || req.countryId > 100_000n) throw badRequest("Invalid country_id");
+    if (req.countryId <= 0n || req.countryId > 100_000n) throw countryIdInvalid();
     changes.country_id = Number(req.countryId);
   }
   return changes;

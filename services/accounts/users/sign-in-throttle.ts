@@ -2,7 +2,7 @@ import { createHash, randomInt } from "node:crypto";
 import type { ConnectError } from "@connectrpc/connect";
 import type { Clock } from "../../../lib/clock.js";
 import { dbDate, isConflictVictim, isUniqueViolation, type Knex } from "../../../lib/db.js";
-import { tooManyRequests } from "../../../lib/errors.js";
+import { signInThrottled } from "../errors.js";
 
 /** How many failed password checks an account may have within the window. */
 export interface SignInPolicy {
@@ -121,6 +121,6 @@ export class SignInThrottle {
   private refusal(recent: Date[], now: Date): ConnectError {
     const oldest = recent.length ? Math.min(...recent.map((d) => d.getTime())) : now.getTime();
     const retryAfterSeconds = (oldest + this.policy.windowMs - now.getTime()) / 1000;
-    return tooManyRequests("Too many failed sign-in attempts; try again later", retryAfterSeconds);
+    return signInThrottled(retryAfterSeconds);
   }
 }

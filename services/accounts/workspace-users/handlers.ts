@@ -1,19 +1,19 @@
 import { create } from "@bufbuild/protobuf";
-import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import type { ConnectRouter } from "@connectrpc/connect";
 import type { WorkspaceUser } from "../../../gen/accounts/v1/organizations_pb.js";
 import { SimpleWorkspaceUserSchema, WorkspaceUserService, type SimpleWorkspaceUser } from "../../../gen/accounts/v1/workspace_users_pb.js";
-import { badRequest, forbidden, notFound } from "../../../lib/errors.js";
-import { requireUser } from "../../../lib/identity.js";
+import { forbidden } from "../../../lib/errors.js";
 import { storageId } from "../../../lib/ids.js";
 import type { AccountsKit } from "../kit.js";
-import { emitMemberships, workspaceUserMessage } from "../organizations/handlers.js";
+import { assignmentGroupInvalid, assignmentUserInvalid, assignmentWorkspaceInvalid, resourceNotFound, wrongWorkspaceUserIds } from "../errors.js";
+import { emitMemberships, workspaceUserMessage } from "./view.js";
 import { mayAct } from "../organizations/rules.js";
 import { memberWorkspaceScope, organizationScope } from "../access.js";
 import { defaultWorkspaceIfNone, insertMembership, memberForChange, memberOf, userProfile, type OrganizationUserRow } from "../organizations/store.js";
 import { workspaces, type WorkspaceRow } from "../workspaces/store.js";
 import { assignToWorkspace, groups } from "../groups/store.js";
 import { assignment, checkUnassignable, deletionIds } from "./rules.js";
-import { deleteMemberships, isActiveMember, membershipForChange, membershipsForChange, workspaceById, workspaceMembers, type WorkspaceMember } from "./store.js";
+import { deleteMemberships, membershipForChange, membershipsForChange, workspaceMembers, type WorkspaceMember } from "./store.js";
 
 
 /** A workspace member as the lists answer it; `at` is the membership's last change known (its organization user's). */
@@ -52,7 +52,7 @@ export function workspaceUserHandlers({ storage, clock }: AccountsKit) {
       async listOrganizationWorkspaceUsers(req, ctx) {
         const scope = organizationScope(ctx);
         const workspace = await workspaces.get(db, scope.organization.id, req.workspaceId);
-        if (!workspace) throw notFound("Resource can not be found");
+        if (!workspace) throw resourceNotFound();
         return { workspaceUsers: (await workspaceMembers(db, workspace, req.name)).map((m) => listedWorkspaceUser(m, workspace)) };
       },
 
@@ -64,7 +64,7 @@ export function workspaceUserHandlers({ storage, clock }: AccountsKit) {
           const workspace = await workspaces.getForChange(trx, scope.organization.id, req.workspaceId);
           if (!workspace) throw forbidden();
           const found = await membershipsForChange(trx, workspace, ids.map(storageId).filter((id) => id !== undefined));
-          if (found.length !== ids.length) throw badRequest("Wrong workspace user IDs.");
+          if (found.length !== ids.length) throw wrongWorkspaceUserIds();
           await deleteMemberships(trx, found);
           for (const m of found) {
             const member = await memberOf(trx, workspace.organization_id, m.user_id);
@@ -80,16 +80,16 @@ export function workspaceUserHandlers({ storage, clock }: AccountsKit) {
         const now = clock.now();
         await storage.change(async (trx, emit) => {
           const workspace = await workspaces.getForChange(trx, scope.organization.id, req.workspaceId);
-          if (!workspace) throw badRequest("Invalid workspace ID.");
+          if (!workspace) throw assignmentWorkspaceInvalid();
           if (wanted.groupId !== undefined) {
             const group = await groups.getForChange(trx, scope.organization.id, wanted.groupId);
-            if (!group) throw badRequest("Invalid group_id.");
+            if (!group) throw assignmentGroupInvalid();
             await assignToWorkspace(trx, group, workspace.id, wanted.operation, now);
             return;
           }
           const user = storageId(wanted.userId);
           const member: OrganizationUserRow | undefined = user === undefined ? undefined : await memberForChange(trx, scope.organization.id, user);
-          if (!member) throw badRequest("Invalid user_id.");
+          if (!member) throw assignmentUserInvalid();
           const existing = await membershipForChange(trx, workspace, member.user_id);
           const profile = await userProfile(trx, member.user_id);
           if (wanted.operation === "add") {

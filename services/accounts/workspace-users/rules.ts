@@ -1,11 +1,11 @@
-import { badRequest } from "../../../lib/errors.js";
+import { assignmentEmpty, assignmentOperationInvalid, assignmentUserAndGroup, assignmentUserOrGroupMissing, organizationAdminNotRemovable, payingUserNotRemovable, workspaceOwnerNotRemovable, workspaceUserIdsMissing, workspaceUserIdsRepeated } from "../errors.js";
 import type { OrganizationRow, OrganizationUserRow } from "../organizations/store.js";
 import { isPaid } from "../organizations/rules.js";
 
 /** The ids of a PATCH of workspace users: at least one, none twice. */
 export function deletionIds(ids: bigint[]): bigint[] {
-  if (ids.length === 0) throw badRequest("At least one workspace user ID must be supplied.");
-  if (new Set(ids.map(String)).size !== ids.length) throw badRequest("Workspace user IDs must be unique.");
+  if (ids.length === 0) throw workspaceUserIdsMissing();
+  if (new Set(ids.map(String)).size !== ids.length) throw workspaceUserIdsRepeated();
   return ids;
 }
 
@@ -14,12 +14,12 @@ export type Assignment = { operation: "add" | "remove" } & ({ userId: bigint; gr
 
 /** The assignment of a PUT .../assignments body, checked against the body alone. */
 export function assignment(req: { operation?: string; userId?: bigint; groupId?: bigint; joined?: boolean }): Assignment {
-  if (req.operation === undefined && req.userId === undefined && req.groupId === undefined && req.joined === undefined) throw badRequest("Nothing to change.");
-  if (req.operation !== "add" && req.operation !== "remove") throw badRequest("Field operation can contain only 'add' or 'remove'.");
-  if (req.userId !== undefined && req.groupId !== undefined) throw badRequest("Cannot send user_id and group_id in the same element.");
+  if (req.operation === undefined && req.userId === undefined && req.groupId === undefined && req.joined === undefined) throw assignmentEmpty();
+  if (req.operation !== "add" && req.operation !== "remove") throw assignmentOperationInvalid();
+  if (req.userId !== undefined && req.groupId !== undefined) throw assignmentUserAndGroup();
   if (req.userId !== undefined) return { operation: req.operation, userId: req.userId };
   if (req.groupId !== undefined) return { operation: req.operation, groupId: req.groupId };
-  throw badRequest("One of user_id or group_id is required.");
+  throw assignmentUserOrGroupMissing();
 }
 
 /**
@@ -27,7 +27,7 @@ export function assignment(req: { operation?: string; userId?: bigint; groupId?:
  * its workspaces, and pays for a paid organization (operators set plans; nobody else pays).
  */
 export function checkUnassignable(organization: OrganizationRow, member: OrganizationUserRow): void {
-  if (member.owner && isPaid(organization)) throw badRequest("Cannot remove paying user.");
-  if (member.owner) throw badRequest("Cannot remove workspace owner.");
-  if (member.admin) throw badRequest("Cannot remove organization admin.");
+  if (member.owner && isPaid(organization)) throw payingUserNotRemovable();
+  if (member.owner) throw workspaceOwnerNotRemovable();
+  if (member.admin) throw organizationAdminNotRemovable();
 }

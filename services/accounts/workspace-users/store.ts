@@ -19,11 +19,6 @@ export async function workspaceById(db: Knex, workspaceId: number): Promise<Work
   return raw ? workspaces.read(raw) : undefined;
 }
 
-/** Whether the user may act in the workspace (an active membership). */
-export async function isActiveMember(db: Knex, workspaceId: number, userId: number): Promise<boolean> {
-  return Boolean(await db("workspace_users").where({ workspace_id: workspaceId, user_id: userId, active: true }).first("id"));
-}
-
 /** The workspace's members, by name, optionally whose name contains `name`. */
 export async function workspaceMembers(db: Knex, workspace: WorkspaceRow, name = ""): Promise<WorkspaceMember[]> {
   const q = db("workspace_users as wu")

@@ -1,16 +1,14 @@
 import { create } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
-import { WorkspaceSchema, WorkspaceService, WorkspaceStatisticsSchema, type Workspace, type WorkspaceStatistics } from "../../../gen/accounts/v1/workspaces_pb.js";
-import { badRequest, forbidden, notFound, NO_ACCESS } from "../../../lib/errors.js";
-import { entityEvent } from "../../../lib/events.js";
-import type { EntityAction } from "../../../lib/event-catalog.js";
+import type { ConnectRouter } from "@connectrpc/connect";
+import { WorkspaceService, WorkspaceStatisticsSchema, type WorkspaceStatistics } from "../../../gen/accounts/v1/workspaces_pb.js";
+import { forbidden } from "../../../lib/errors.js";
 import { requireUser } from "../../../lib/identity.js";
-import { storageId } from "../../../lib/ids.js";
 import type { Emit } from "../../../lib/storage.js";
 import type { Knex } from "../../../lib/db.js";
 import type { AccountsKit } from "../kit.js";
-import { emitMemberships } from "../organizations/handlers.js";
+import { adminNotMember, constraintsWorkspaceMissing, multipleWorkspacesNotEnabled, organizationWorkspaceLimit, userWorkspaceLimit, workspaceAdminUnknown, workspaceNameNil, workspaceNameTaken } from "../errors.js";
+import { emitMemberships } from "../workspace-users/view.js";
+import { workspaceEvent, workspaceMessage } from "./view.js";
 import { MAX_WORKSPACES_PER_USER, isPaid, mayAct } from "../organizations/rules.js";
 import { memberWorkspaceScope, organizationScope } from "../access.js";
 import { defaultWorkspaceIfNone, insertMembership, insertWorkspace, memberOf, userProfile, workspaceCountForChange, type MembershipRow } from "../organizations/store.js";
@@ -26,57 +24,6 @@ import {
   type WorkspaceRow,
   type WorkspaceStatisticsRow,
 } from "./store.js";
-
-const stamp = (d: Date | null) => (d ? timestampFromDate(d) : undefined);
-
-/** A workspace as its member sees it: the real API's fields, the deprecated ones null. */
-export function workspaceMessage({ workspace: w, admin, role }: MemberWorkspace): Workspace {
-  return create(WorkspaceSchema, {
-    id: BigInt(w.id),
-    organizationId: BigInt(w.organization_id),
-    name: w.name,
-    admin,
-    role,
-    premium: w.premium,
-    businessWs: w.business_ws,
-    defaultHourlyRate: w.default_hourly_rate,
-    defaultCurrency: w.default_currency,
-    onlyAdminsMayCreateProjects: w.only_admins_may_create_projects,
-    onlyAdminsMayCreateTags: w.only_admins_may_create_tags,
-    onlyAdminsSeeBillableRates: w.only_admins_see_billable_rates,
-    onlyAdminsSeeTeamDashboard: w.only_admins_see_team_dashboard,
-    projectsBillableByDefault: w.projects_billable_by_default,
-    projectsPrivateByDefault: w.projects_private_by_default,
-    projectsEnforceBillable: w.projects_enforce_billable,
-    limitPublicProjectData: w.limit_public_project_data,
-    reportsCollapse: w.reports_collapse,
-    rounding: w.rounding,
-    roundingMinutes: w.rounding_minutes,
-    rateLastUpdated: stamp(w.rate_last_updated),
-    at: stamp(w.updated_at),
-    lastModified: stamp(w.updated_at),
-    logoUrl: w.logo_url,
-    icalEnabled: false,
-    hideStartEndTimes: w.hide_start_end_times,
-    workingHoursInMinutes: w.working_hours_in_minutes ?? undefined,
-    suspendedAt: stamp(w.suspended_at),
-    teConstraints: {
-      descriptionPresent: w.te_description_present,
-      projectPresent: w.te_project_present,
-      tagPresent: w.te_tag_present,
-      taskPresent: w.te_task_present,
-      timeEntryConstraintsEnabled: w.te_constraints_enabled,
-    },
-  });
-}
-
-const SAME_NAME = "another workspace with the same name exists in the organization";
-
-/** A workspace event, as the actor saw the workspace. */
-function workspaceEvent(action: EntityAction, seen: MemberWorkspace, actor: bigint) {
-  const message = workspaceMessage(seen);
-  return entityEvent({ entity: "workspace", action, schema: WorkspaceSchema, message, workspaceId: message.id, userId: actor });
-}
 
 function statisticsMessage(s: WorkspaceStatisticsRow): WorkspaceStatistics {
   return create(WorkspaceStatisticsSchema, {
@@ -94,7 +41,7 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
   async function makeAdmins(trx: Knex.Transaction, emit: Emit, w: WorkspaceRow, userIds: number[], actor: bigint, now: Date) {
     for (const id of userIds) {
       const row = await trx("workspace_users").where({ workspace_id: w.id, user_id: id, active: true }).forUpdate().first();
-      if (!row) throw badRequest("user not in the workspace");
+      if (!row) throw adminNotMember();
       if (row.admin) continue;
       await trx("workspace_users").where({ id: row.id }).update({ admin: true, role: "admin" });
       const member = (await memberOf(trx, w.organization_id, id))!;
@@ -124,7 +71,7 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
           const existing = await workspaces.getForChange(trx, seen.workspace.organization_id, req.workspaceId);
           if (!existing) throw forbidden();
           checkPremiumSettings(settings, existing.premium);
-          if (settings.name !== undefined && (await nameTaken(trx, existing.organization_id, settings.name, existing.id))) throw badRequest(SAME_NAME);
+          if (settings.name !== undefined && (await nameTaken(trx, existing.organization_id, settings.name, existing.id))) throw workspaceNameTaken();
           await makeAdmins(trx, emit, existing, admins, userId, now);
           const changes: Partial<WorkspaceRow> = settingChanges(settings, existing);
           if (Object.keys(changes).length === 0) return;
@@ -137,7 +84,7 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
 
       async createWorkspace(req, ctx) {
         const scope = organizationScope(ctx);
-        if (req.name === undefined) throw badRequest("workspace name must not be nil");
+        if (req.name === undefined) throw workspaceNameNil();
         const settings = workspaceSettings(req);
         const name = settings.name!;
         checkPremiumSettings(settings, false);
@@ -147,14 +94,14 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
         const now = clock.now();
         const created = await storage.change(async (trx, emit) => {
           const count = await workspaceCountOfOrganization(trx, organization.id);
-          if (!isPaid(organization) && count >= 1) throw badRequest("multiple workspaces not enabled in this organization");
-          if (count >= organization.max_workspaces) throw badRequest("organization workspace maximum reached");
-          if (await nameTaken(trx, organization.id, name)) throw badRequest(SAME_NAME);
+          if (!isPaid(organization) && count >= 1) throw multipleWorkspacesNotEnabled();
+          if (count >= organization.max_workspaces) throw organizationWorkspaceLimit();
+          if (await nameTaken(trx, organization.id, name)) throw workspaceNameTaken();
           const members = [];
           for (const id of [creator, ...admins]) {
             const member = await memberOf(trx, organization.id, id);
-            if (!member || !mayAct(member)) throw badRequest("user does not exist");
-            if ((await workspaceCountForChange(trx, id)) >= MAX_WORKSPACES_PER_USER) throw badRequest(`User can have at most ${MAX_WORKSPACES_PER_USER} workspaces`);
+            if (!member || !mayAct(member)) throw workspaceAdminUnknown();
+            if ((await workspaceCountForChange(trx, id)) >= MAX_WORKSPACES_PER_USER) throw userWorkspaceLimit(MAX_WORKSPACES_PER_USER);
             members.push(member);
           }
           const id = await insertWorkspace(trx, organization.id, name, now);
@@ -202,7 +149,7 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
         const now = clock.now();
         await storage.change(async (trx, emit) => {
           const existing = await workspaces.getForChange(trx, seen.workspace.organization_id, req.workspaceId);
-          if (!existing) throw badRequest("Workspace not found");
+          if (!existing) throw constraintsWorkspaceMissing();
           const changes = Object.fromEntries(Object.entries(wanted).filter(([k, v]) => existing[k as keyof WorkspaceRow] !== v)) as Partial<WorkspaceRow>;
           if (Object.keys(changes).length === 0) return;
           const updated = await workspaces.update(trx, existing, { ...changes, updated_at: now });

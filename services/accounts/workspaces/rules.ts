@@ -1,6 +1,6 @@
 import type { CreateWorkspaceRequest, UpdateWorkspaceRequest } from "../../../gen/accounts/v1/workspaces_pb.js";
-import { badRequest, paymentRequired } from "../../../lib/errors.js";
-import { MAX_WORKSPACE_NAME } from "../organizations/rules.js";
+import { defaultCurrencyInvalid, premiumNeeded, rateChangeModeInvalid, roundingInvalid, tagRestrictionNeedsPremium, workspaceNameEmpty, workspaceNameTooLong } from "../errors.js";
+import { isRateChangeMode, RATE_CHANGE_MODES } from "../../../lib/rate-change-modes.js";
 import type { WorkspaceRow } from "./store.js";
 
 /** The settings a workspace body may change (the columns they are stored in). */
@@ -33,13 +33,14 @@ export const FREE_DEFAULTS: Required<Pick<WorkspaceSettings, (typeof PREMIUM_SET
   projects_billable_by_default: false,
   only_admins_may_create_tags: false,
 };
-const RATE_CHANGE_MODES = ["start-today", "override-current", "override-all"];
+/** Longest workspace name (the specification's limit). */
+export const MAX_WORKSPACE_NAME = 140;
 
-/** A workspace name: trimmed, not empty, at most 140 characters. */
+/** A workspace name (a new organization's first workspace too): trimmed, not empty, at most 140 characters. */
 export function workspaceName(raw: string): string {
   const name = raw.trim();
-  if (!name) throw badRequest("workspace name must contain non-space characters");
-  if ([...name].length > MAX_WORKSPACE_NAME) throw badRequest(`workspace name must not be longer than ${MAX_WORKSPACE_NAME}`);
+  if (!name) throw workspaceNameEmpty();
+  if ([...name].length > MAX_WORKSPACE_NAME) throw workspaceNameTooLong(MAX_WORKSPACE_NAME);
   return name;
 }
 
@@ -49,18 +50,16 @@ export function workspaceSettings(req: CreateWorkspaceRequest | UpdateWorkspaceR
   if (req.name !== undefined) out.name = workspaceName(req.name);
   if (req.defaultCurrency !== undefined) {
     const currency = req.defaultCurrency.trim().toUpperCase();
-    if (!/^[A-Z]{3}$/.test(currency)) throw badRequest("default_currency must be a three-letter currency code");
+    if (!/^[A-Z]{3}$/.test(currency)) throw defaultCurrencyInvalid();
     out.default_currency = currency;
   }
   if (req.defaultHourlyRate !== undefined) out.default_hourly_rate = req.defaultHourlyRate;
   if (req.rounding !== undefined) {
-    if (![-1, 0, 1].includes(req.rounding)) throw badRequest("rounding must be -1 (down), 0 (nearest) or 1 (up)");
+    if (![-1, 0, 1].includes(req.rounding)) throw roundingInvalid();
     out.rounding = req.rounding;
   }
   if (req.roundingMinutes !== undefined) out.rounding_minutes = req.roundingMinutes;
-  if (req.rateChangeMode !== undefined && !RATE_CHANGE_MODES.includes(req.rateChangeMode)) {
-    throw badRequest(`rate_change_mode must be one of ${RATE_CHANGE_MODES.map((m) => `'${m}'`).join(", ")}`);
-  }
+  if (req.rateChangeMode !== undefined && !isRateChangeMode(req.rateChangeMode)) throw rateChangeModeInvalid(RATE_CHANGE_MODES);
   const flags = {
     only_admins_may_create_projects: req.onlyAdminsMayCreateProjects,
     only_admins_may_create_tags: req.onlyAdminsMayCreateTags,
@@ -81,9 +80,9 @@ export function workspaceSettings(req: CreateWorkspaceRequest | UpdateWorkspaceR
 export function checkPremiumSettings(settings: WorkspaceSettings, premium: boolean): void {
   if (premium) return;
   for (const field of PREMIUM_SETTINGS) {
-    if (settings[field] !== undefined && settings[field] !== FREE_DEFAULTS[field]) throw paymentRequired(`premium needed to use ${field}`);
+    if (settings[field] !== undefined && settings[field] !== FREE_DEFAULTS[field]) throw premiumNeeded(field);
   }
-  if (settings.only_admins_may_create_tags) throw paymentRequired("restricting tag management to administrators needs a premium subscription");
+  if (settings.only_admins_may_create_tags) throw tagRestrictionNeedsPremium();
 }
 
 /** Only what differs from the row. */

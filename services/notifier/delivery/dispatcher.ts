@@ -6,7 +6,7 @@ import { DELIVERY_TIMEOUT_MS } from "./deliver.js";
 import type { DeliveryMetrics } from "./metrics.js";
 import { signatureHeaders } from "./signing.js";
 import { fillTemplate } from "./payloads.js";
-import { attemptOutcome, MAX_ATTEMPTS, nextRetryDelayMs } from "../notifications/rules.js";
+import { attemptOutcome, FAILURES_BEFORE_GIVING_UP, nextRetryDelayMs } from "../notifications/rules.js";
 import type { AttemptResult, Deliverable, DispatchStore } from "./dispatch-store.js";
 
 export interface DispatcherOptions {
@@ -243,7 +243,7 @@ export class Dispatcher {
     const attempt = n.attempts + 1;
     const outcome = attemptOutcome(result.ok, attempt);
     this.metrics.observe(outcome, result.latencyMs);
-    if (outcome === "given_up") this.log.warn({ notification: n.id, subscription: n.subscription_id, error: result.error }, `notifier: giving up after ${MAX_ATTEMPTS} failed attempts`);
+    if (outcome === "given_up") this.log.warn({ notification: n.id, subscription: n.subscription_id, error: result.error }, `notifier: giving up after ${FAILURES_BEFORE_GIVING_UP} failed attempts`);
     const recorded = this.recorder
       .record({
         notification: n,

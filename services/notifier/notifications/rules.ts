@@ -7,7 +7,7 @@ import type { NotificationState } from "./store.js";
  */
 
 /** A notification is given up after this many consecutive failed attempts. */
-export const MAX_ATTEMPTS = 10;
+export const FAILURES_BEFORE_GIVING_UP = 10;
 
 /** Delay before the next attempt after `failures` failed attempts: about 10 + x^4 seconds. */
 export function nextRetryDelayMs(failures: number): number {
@@ -16,7 +16,7 @@ export function nextRetryDelayMs(failures: number): number {
 
 /** What the `attempt`-th attempt makes of a notification: delivered, failed (retried later) or given up. */
 export function attemptOutcome(ok: boolean, attempt: number): "delivered" | "failed" | "given_up" {
-  return ok ? "delivered" : attempt >= MAX_ATTEMPTS ? "given_up" : "failed";
+  return ok ? "delivered" : attempt >= FAILURES_BEFORE_GIVING_UP ? "given_up" : "failed";
 }
 
 const STATES = new Set<NotificationState>(["pending", "delivered", "given_up"]);

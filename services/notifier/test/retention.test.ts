@@ -2,7 +2,7 @@ import t from "tap";
 import { ManualClock } from "../../../lib/clock.js";
 import { createLogger } from "../../../lib/logger.js";
 import { Retention, type RetentionOptions } from "../delivery/retention.js";
-import { MAX_ATTEMPTS } from "../notifications/rules.js";
+import { FAILURES_BEFORE_GIVING_UP } from "../notifications/rules.js";
 import { startReceiver, type TestContext } from "../../../test/support/harness.js";
 import { eventually, publishEvent, startNotifier, type TestNotifier } from "./support.js";
 
@@ -77,7 +77,7 @@ t.test("delivered and given-up notifications older than the retention go with th
   const delivered = await publishAndWait(n, receiver, "w1", 1);
   const givenUp = await publishAndWait(n, receiver, "w2", 2);
   // Each retry is due two hours later at the latest until the tenth failure.
-  for (let attempt = 2; attempt <= MAX_ATTEMPTS; attempt++) {
+  for (let attempt = 2; attempt <= FAILURES_BEFORE_GIVING_UP; attempt++) {
     clock.advance(2 * HOUR);
     await n.notifier.dispatcher.sweep();
     await receiver.until(() => receiver.received.length === attempt + 1);
@@ -89,7 +89,7 @@ t.test("delivered and given-up notifications older than the retention go with th
   // The last attempt gave up 18 hours after the delivery: a minute short of the retention after it,
   // the delivered notification is old enough, and so are the given-up one's earlier attempts.
   clock.advance(KEEP - MINUTE);
-  t.same(await n.notifier.retention.sweep(), { notifications: 1, attempts: 1 + (MAX_ATTEMPTS - 1), payloads: 1 });
+  t.same(await n.notifier.retention.sweep(), { notifications: 1, attempts: 1 + (FAILURES_BEFORE_GIVING_UP - 1), payloads: 1 });
   t.same((await shown(n, down)).notifications, [[givenUp, "given_up"]]);
   clock.advance(2 * MINUTE);
   t.same(await n.notifier.retention.sweep(), { notifications: 1, attempts: 1, payloads: 1 });

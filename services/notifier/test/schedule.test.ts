@@ -1,5 +1,5 @@
 import t from "tap";
-import { MAX_ATTEMPTS, nextRetryDelayMs } from "../notifications/rules.js";
+import { FAILURES_BEFORE_GIVING_UP, nextRetryDelayMs } from "../notifications/rules.js";
 
 t.test("after x failed attempts the next one waits 10 + x^4 seconds", async (t) => {
   t.same(
@@ -9,7 +9,7 @@ t.test("after x failed attempts the next one waits 10 + x^4 seconds", async (t) 
 });
 
 t.test("a notification is given up after 10 consecutive failed attempts, about 4 h 17 min after the first", async (t) => {
-  t.equal(MAX_ATTEMPTS, 10);
-  const waits = Array.from({ length: MAX_ATTEMPTS - 1 }, (_, i) => nextRetryDelayMs(i + 1));
+  t.equal(FAILURES_BEFORE_GIVING_UP, 10);
+  const waits = Array.from({ length: FAILURES_BEFORE_GIVING_UP - 1 }, (_, i) => nextRetryDelayMs(i + 1));
   t.equal(waits.reduce((a, b) => a + b, 0) / 1000, 15_423, "nine waits between ten attempts");
 });

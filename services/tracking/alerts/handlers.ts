@@ -1,10 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { AlertSchema, AlertService, type Alert } from "../../../gen/tracking/v1/alerts_pb.js";
-import { badRequest, forbidden, NO_ACCESS } from "../../../lib/errors.js";
 import { requireStorageId } from "../../../lib/ids.js";
 import { workspaceScope } from "../../../lib/workspace-scope.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
+import { alertIdInvalid, alertNotFound, invalidProject } from "../errors.js";
 import { projects } from "../projects/store.js";
 import { alerts, type AlertRow } from "./store.js";
 import { alertSettings, arrayText, checkReceiverUsers } from "./rules.js";
@@ -28,8 +28,6 @@ function alertMessage(row: AlertRow): Alert {
   });
 }
 
-const noAlert = () => forbidden("Alert not found or not accessible");
-
 export function alertHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
   return (router: ConnectRouter) =>
@@ -48,7 +46,7 @@ export function alertHandlers({ storage, clock, identity }: ResourceKit) {
         }
         const row = await storage.change(async (trx) => {
           if (settings.projectId !== undefined) {
-            if (!(await projects.getLive(trx, scope.workspace, settings.projectId))) throw badRequest("Invalid project_id");
+            if (!(await projects.getLive(trx, scope.workspace, settings.projectId))) throw invalidProject();
           }
           return alerts.insert(trx, {
             workspace_id: scope.workspace,
@@ -69,8 +67,8 @@ export function alertHandlers({ storage, clock, identity }: ResourceKit) {
 
       async deleteAlert(req, ctx) {
         const scope = workspaceScope(ctx);
-        requireStorageId(req.alertId, () => badRequest("invalid 'alert_id' passed in URL"));
-        await changeRow(storage, alerts, { scope: scope.workspace, id: req.alertId, missing: noAlert }, (existing, trx) => alerts.delete(trx, existing));
+        requireStorageId(req.alertId, alertIdInvalid);
+        await changeRow(storage, alerts, { scope: scope.workspace, id: req.alertId, missing: alertNotFound }, (existing, trx) => alerts.delete(trx, existing));
         return {};
       },
     });

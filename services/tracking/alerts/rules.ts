@@ -1,4 +1,4 @@
-import { badRequest } from "../../../lib/errors.js";
+import { alertFieldBlank, alertFieldOutOfRange, alertProjectUnsupported, notInWorkspace } from "../errors.js";
 import type { CreateAlertRequest } from "../../../gen/tracking/v1/alerts_pb.js";
 
 /**
@@ -35,42 +35,39 @@ export interface AlertSettings {
   receiverUsers: number[];
 }
 
-const blank = (what: string) => badRequest(`${what} can't be blank`);
-const outOfRange = (what: string) => badRequest(`${what} out of range`);
-
 /** The request's alert, or the first of the reference's errors it has (in the reference's order). */
 export function alertSettings(req: CreateAlertRequest): AlertSettings {
   const sourceKind = req.sourceKind?.trim() ?? "";
-  if (!sourceKind) throw blank("source kind");
+  if (!sourceKind) throw alertFieldBlank("source kind");
   const kind = Object.hasOwn(SOURCE_KINDS, sourceKind) ? SOURCE_KINDS[sourceKind] : undefined;
-  if (!kind) throw outOfRange("source kind");
+  if (!kind) throw alertFieldOutOfRange("source kind");
   const projectId = req.projectId === undefined || req.projectId === 0n ? undefined : req.projectId;
-  if (kind.project && projectId === undefined) throw blank("project");
-  if (!kind.project && projectId !== undefined) throw badRequest("project not supported for this source kind");
+  if (kind.project && projectId === undefined) throw alertFieldBlank("project");
+  if (!kind.project && projectId !== undefined) throw alertProjectUnsupported();
 
   const thresholdType = req.thresholdType?.trim() ?? "";
-  if (!thresholdType) throw blank("threshold type");
-  if (!kind.thresholdTypes.includes(thresholdType)) throw outOfRange("threshold type");
-  if (req.thresholds.length === 0) throw blank("thresholds");
+  if (!thresholdType) throw alertFieldBlank("threshold type");
+  if (!kind.thresholdTypes.includes(thresholdType)) throw alertFieldOutOfRange("threshold type");
+  if (req.thresholds.length === 0) throw alertFieldBlank("thresholds");
   const [min, max] = THRESHOLD_RANGES[thresholdType];
-  if (req.thresholds.some((t) => t < BigInt(min) || t > BigInt(max))) throw outOfRange("threshold");
+  if (req.thresholds.some((t) => t < BigInt(min) || t > BigInt(max))) throw alertFieldOutOfRange("threshold");
   const thresholds = [...new Set(req.thresholds.map(Number))].sort((a, b) => a - b);
 
-  if (req.receiverRoles.length === 0 && req.receiverUsers.length === 0) throw blank("receivers");
-  if (req.receiverRoles.some((r) => !(RECEIVER_ROLES as readonly string[]).includes(r))) throw outOfRange("receiver role");
+  if (req.receiverRoles.length === 0 && req.receiverUsers.length === 0) throw alertFieldBlank("receivers");
+  if (req.receiverRoles.some((r) => !(RECEIVER_ROLES as readonly string[]).includes(r))) throw alertFieldOutOfRange("receiver role");
   const receiverRoles = [...new Set(req.receiverRoles)];
   const receiverUsers = [...new Set(req.receiverUsers.map(Number))];
   const receivers = (receiverRoles.length ? RECEIVER_TYPE.roles : 0) | (receiverUsers.length ? RECEIVER_TYPE.users : 0);
 
-  if (req.objectType !== undefined && req.objectType !== kind.objectType) throw outOfRange("alert type");
-  if (req.receivers !== undefined && req.receivers !== receivers) throw outOfRange("receiver type");
+  if (req.objectType !== undefined && req.objectType !== kind.objectType) throw alertFieldOutOfRange("alert type");
+  if (req.receivers !== undefined && req.receivers !== receivers) throw alertFieldOutOfRange("receiver type");
   return { objectType: kind.objectType, sourceKind, projectId, thresholdType, thresholds, receivers, receiverRoles, receiverUsers };
 }
 
 /** The receiver users who are no members of the workspace. */
 export function checkReceiverUsers(userIds: number[], memberIds: ReadonlySet<number>): void {
   const strangers = userIds.filter((id) => !memberIds.has(id));
-  if (strangers.length) throw badRequest(`Invalid receiver_users: ${strangers.join(", ")} not in the workspace`);
+  if (strangers.length) throw notInWorkspace("receiver_users", strangers);
 }
 
 /** A list as PostgreSQL array text (`{80,100}`), as the real service answers the alert's lists. */

@@ -2,7 +2,6 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { ClientSchema, ClientService, type Client } from "../../../gen/tracking/v1/clients_pb.js";
-import { badRequest, notFound } from "../../../lib/errors.js";
 import { entityEvent } from "../../../lib/events.js";
 import type { EntityAction } from "../../../lib/event-catalog.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
@@ -11,6 +10,7 @@ import { clients, type ClientRow } from "./store.js";
 import { checkBodyWorkspace, clientName, statusFilter } from "./rules.js";
 import { detachClientProjects, setClientProjectsActive } from "../projects/cascade.js";
 import { storageId } from "../../../lib/ids.js";
+import { clientMissing, clientNotFound, nameTaken, restoreChoiceAmbiguous } from "../errors.js";
 
 export function clientMessage(row: ClientRow): Client {
   return create(ClientSchema, {
@@ -27,8 +27,7 @@ export function clientMessage(row: ClientRow): Client {
 export const clientEvent = (action: EntityAction, row: ClientRow, scope: Pick<WorkspaceScope, "workspaceId" | "userId">) =>
   entityEvent({ entity: "client", action, schema: ClientSchema, message: clientMessage(row), ...scope });
 
-const noClient = (id: bigint) => () => notFound(`No client with ID ${id} was found`);
-const nameTaken = () => badRequest("Name has already been taken");
+const noClient = (id: bigint) => () => clientNotFound(id);
 
 export function clientHandlers({ storage, clock }: ResourceKit) {
   const { db } = storage;
@@ -74,8 +73,7 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
         const changes: Partial<ClientRow> = { at: clock.now() };
         if (req.name !== undefined) changes.name = clientName(req.name);
         if (req.notes !== undefined) changes.notes = req.notes;
-        const missing = () => notFound("Client doesn't exist in the workspace");
-        const row = await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing }, async (existing, trx, emit) => {
+        const row = await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: clientMissing }, async (existing, trx, emit) => {
           const updated = await clients.update(trx, existing, changes);
           await emit(clientEvent("updated", updated, scope));
           return updated;
@@ -107,7 +105,7 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
 
       async restoreClient(req, ctx) {
         const scope = workspaceScope(ctx);
-        if (req.projects.length > 0 && req.restoreAllProjects) throw badRequest("Bad Request");
+        if (req.projects.length > 0 && req.restoreAllProjects) throw restoreChoiceAmbiguous();
         const row = await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
           const now = clock.now();
           // The named projects (which must be the client's) or, with restore_all_projects, all its archived projects.

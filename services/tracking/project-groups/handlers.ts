@@ -1,19 +1,15 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { ProjectGroupService } from "../../../gen/tracking/v1/project_groups_pb.js";
-import { badRequest, notFound } from "../../../lib/errors.js";
 import { storageId } from "../../../lib/ids.js";
 import { workspaceScope } from "../../../lib/workspace-scope.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import { viewerOf, visibleTo } from "../projects/access.js";
 import { projects } from "../projects/store.js";
-import { invalidProject, MAX_LIST_PROJECTS, queryIds } from "../project-users/rules.js";
+import { MAX_LIST_PROJECTS, queryIds } from "../project-users/rules.js";
 import { checkMayManage } from "../projects/access.js";
+import { invalidGroup, invalidProject, projectGroupNotFound, projectGroupTaken, projectIdsMissing } from "../errors.js";
 import { projectGroupEvent, projectGroupMessage } from "./changes.js";
 import { projectGroups, type ProjectGroupRow } from "./store.js";
-
-const invalidGroup = () => badRequest("Invalid group_id");
-const groupTaken = () => badRequest("Project group already exists");
-const noProjectGroup = () => notFound("Project group not found");
 
 export function projectGroupHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
@@ -22,7 +18,7 @@ export function projectGroupHandlers({ storage, clock, identity }: ResourceKit) 
       async listProjectGroups(req, ctx) {
         const scope = workspaceScope(ctx);
         const wanted = queryIds(req.projectIds, "project_ids", MAX_LIST_PROJECTS);
-        if (wanted.length === 0) throw badRequest("project_ids is required");
+        if (wanted.length === 0) throw projectIdsMissing();
         const visible = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at").whereIn("id", wanted), await viewerOf(db, identity, scope)).select("id");
         const rows: ProjectGroupRow[] = (await projectGroups.query(db, scope.workspace).whereIn("project_id", visible).orderBy("id")).map((raw: Record<string, unknown>) =>
           projectGroups.read(raw),
@@ -44,13 +40,13 @@ export function projectGroupHandlers({ storage, clock, identity }: ResourceKit) 
           const created = await projectGroups.insert(trx, { workspace_id: scope.workspace, project_id: project.id, group_id: groupId, at: clock.now() });
           await emit(projectGroupEvent("created", created, scope));
           return created;
-        }, { onDuplicate: groupTaken });
+        }, { onDuplicate: projectGroupTaken });
         return { projectGroup: projectGroupMessage(row) };
       },
 
       async deleteProjectGroup(req, ctx) {
         const scope = workspaceScope(ctx);
-        await changeRow(storage, projectGroups, { scope: scope.workspace, id: req.projectGroupId, missing: noProjectGroup }, async (existing, trx, emit) => {
+        await changeRow(storage, projectGroups, { scope: scope.workspace, id: req.projectGroupId, missing: projectGroupNotFound }, async (existing, trx, emit) => {
           await checkMayManage(trx, scope, existing.project_id);
           await projectGroups.delete(trx, existing);
           await emit(projectGroupEvent("deleted", existing, scope));

@@ -6,25 +6,21 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { applyEach, parseIdList, parsePatchOperations } from "../../../lib/bulk-patch.js";
 import type { Knex } from "../../../lib/db.js";
-import { badRequest } from "../../../lib/errors.js";
 import { storageId } from "../../../lib/ids.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
 import { checkMayManage, projectsOfUsers, viewerOf, visibleTo } from "../projects/access.js";
 import { projects } from "../projects/store.js";
 import { projectGroups, type ProjectGroupRow } from "../project-groups/store.js";
+import { INVALID_PROJECT_USER_IDS, invalidProject, invalidUser, projectUserChangeMissing, projectUserNotFound, projectUserTaken } from "../errors.js";
 import { projectUserEvent, projectUserMessage } from "./changes.js";
 import {
   applyChanges,
   checkPremiumRates,
-  invalidProject,
-  invalidUser,
   MAX_LIST_PROJECTS,
   MAX_PATCH_PROJECT_USERS,
-  noProjectUser,
   PATCHABLE_PATHS,
   patchChanges,
-  projectUserTaken,
   queryIds,
   queryUserId,
   visibleRates,
@@ -43,7 +39,7 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
 
   /** Changes one project user (PUT and each id of a PATCH): its project must live, the caller manage it. */
   function changeProjectUser(scope: WorkspaceScope, id: bigint, changes: ProjectUserChanges, rateMode: string): Promise<ProjectUserRow> {
-    return changeRow(storage, projectUsers, { scope: scope.workspace, id, missing: noProjectUser }, async (existing, trx, emit) => {
+    return changeRow(storage, projectUsers, { scope: scope.workspace, id, missing: projectUserNotFound }, async (existing, trx, emit) => {
       if (!(await projects.getLive(trx, scope.workspace, BigInt(existing.project_id)))) throw invalidProject();
       await checkMayManage(trx, scope, existing.project_id);
       const updated = await projectUsers.update(trx, existing, applyChanges(existing, changes, rateMode, clock.now()));
@@ -132,7 +128,7 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
       async updateProjectUser(req, ctx) {
         const scope = workspaceScope(ctx);
         const changes: ProjectUserChanges = { manager: req.manager, rate: req.rate, labour_cost: req.labourCost === undefined ? undefined : Number(req.labourCost) };
-        if (changes.manager === undefined && changes.rate === undefined && changes.labour_cost === undefined) throw badRequest("Missing data");
+        if (changes.manager === undefined && changes.rate === undefined && changes.labour_cost === undefined) throw projectUserChangeMissing();
         checkPremiumRates(scope, changes, req.rateChangeMode);
         const row = await changeProjectUser(scope, req.projectUserId, changes, req.rateChangeMode);
         return { projectUser: projectUserMessage(row, visibleRates(scope)) };
@@ -140,7 +136,7 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
 
       async deleteProjectUser(req, ctx) {
         const scope = workspaceScope(ctx);
-        await changeRow(storage, projectUsers, { scope: scope.workspace, id: req.projectUserId, missing: noProjectUser }, async (existing, trx, emit) => {
+        await changeRow(storage, projectUsers, { scope: scope.workspace, id: req.projectUserId, missing: projectUserNotFound }, async (existing, trx, emit) => {
           if (!(await projects.getLive(trx, scope.workspace, BigInt(existing.project_id)))) throw invalidProject();
           await checkMayManage(trx, scope, existing.project_id);
           await projectUsers.delete(trx, existing);
@@ -151,7 +147,7 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
 
       async patchProjectUsers(req, ctx) {
         const scope = workspaceScope(ctx);
-        const ids = parseIdList(req.projectUserIds, { max: MAX_PATCH_PROJECT_USERS, invalid: "Invalid value as user IDs" });
+        const ids = parseIdList(req.projectUserIds, { max: MAX_PATCH_PROJECT_USERS, invalid: INVALID_PROJECT_USER_IDS });
         const operations = parsePatchOperations(req.patches ? toJson(ValueSchema, req.patches) : undefined, PATCHABLE_PATHS);
         const changes = patchChanges(operations);
         checkPremiumRates(scope, changes, "");

@@ -1,7 +1,7 @@
 import type { JsonValue } from "@bufbuild/protobuf";
-import { badRequest, paymentRequired } from "../../../lib/errors.js";
 import { patchValue, type PatchablePath } from "../../../lib/bulk-patch.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { invalidUser, invalidValue, premiumNeeded, tooManyIds } from "../errors.js";
 import { rateChangeMode } from "../projects/rules.js";
 import type { ProjectUserRow } from "./store.js";
 
@@ -10,21 +10,16 @@ export const MAX_LIST_PROJECTS = 200;
 /** Most project users one PATCH changes. */
 export const MAX_PATCH_PROJECT_USERS = 100;
 
-export const invalidProject = () => badRequest("Invalid project_id");
-export const invalidUser = () => badRequest("Invalid user_id");
-export const projectUserTaken = () => badRequest("Project user already exists");
-export const noProjectUser = () => badRequest("Project user not found/accessible");
-
 /**
  * A comma-separated list of ids of a query (`project_ids`): each a positive integer; at most
  * `max` ("<name> cannot exceed <max> elements"), anything else "Invalid <name>".
  */
 export function queryIds(raw: string, name: string, max: number): number[] {
   const parts = raw.split(",").map((p) => p.trim()).filter((p) => p !== "");
-  if (parts.length > max) throw badRequest(`${name} cannot exceed ${max} elements`);
+  if (parts.length > max) throw tooManyIds(name, max);
   return [...new Set(parts.map((p) => {
     const id = Number(p);
-    if (!/^\d{1,16}$/.test(p) || id < 1 || !Number.isSafeInteger(id)) throw badRequest(`Invalid ${name}`);
+    if (!/^\d{1,16}$/.test(p) || id < 1 || !Number.isSafeInteger(id)) throw invalidValue(name);
     return id;
   }))];
 }
@@ -50,9 +45,9 @@ export interface ProjectUserChanges {
 export function checkPremiumRates(scope: WorkspaceScope, changes: ProjectUserChanges, rateMode: string): void {
   if (scope.premium) return;
   for (const field of ["rate", "labour_cost"] as const) {
-    if (changes[field] !== undefined && changes[field] !== null) throw paymentRequired(`premium needed to use ${field}`);
+    if (changes[field] !== undefined && changes[field] !== null) throw premiumNeeded(field);
   }
-  if (rateMode !== "") throw paymentRequired("premium needed to use rate_change_mode");
+  if (rateMode !== "") throw premiumNeeded("rate_change_mode");
 }
 
 /**

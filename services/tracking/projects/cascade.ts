@@ -1,7 +1,7 @@
 import type { Knex } from "../../../lib/db.js";
-import { badRequest } from "../../../lib/errors.js";
 import type { Emit } from "../../../lib/storage.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { projectNotOfClient } from "../errors.js";
 import { projects, type ProjectRow } from "./store.js";
 import { projectEvent } from "./view.js";
 
@@ -26,7 +26,7 @@ export async function setClientProjectsActive(
   const rows: ProjectRow[] = (await q).map((raw: Record<string, unknown>) => projects.read(raw));
   if (which !== "all") {
     for (const id of which) {
-      if (!rows.some((r) => r.id === id && r.client_id === clientId)) throw badRequest(`Project ${id} is not a project of client ${clientId}`);
+      if (!rows.some((r) => r.id === id && r.client_id === clientId)) throw projectNotOfClient(id, clientId);
     }
   }
   const changed: number[] = [];

@@ -1,11 +1,11 @@
 import type { ProjectInput } from "../../../gen/tracking/v1/projects_pb.js";
 import type { Knex } from "../../../lib/db.js";
-import { badRequest } from "../../../lib/errors.js";
 import type { Emit } from "../../../lib/storage.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
 import { clientEvent } from "../clients/handlers.js";
-import { clientName } from "../clients/rules.js";
+import { checkBodyWorkspace, clientName } from "../clients/rules.js";
 import { clients } from "../clients/store.js";
+import { amountNegative, nameTaken, projectClientMissing, projectNameEmpty, recurringParametersMissing, templateInvalid, workspaceIdMismatch } from "../errors.js";
 import {
   checkPremium,
   checkTimeframe,
@@ -29,8 +29,6 @@ export interface ProjectEdit {
   cleared?: ReadonlySet<ClearableField>;
 }
 
-const nameTaken = () => badRequest("Name has already been taken");
-
 /** The client the edit names: by id (which must be in the workspace), or by name (made when missing). */
 async function clientOf(trx: Knex.Transaction, emit: Emit, scope: WorkspaceScope, edit: ProjectEdit, now: Date): Promise<number | null | undefined> {
   if (edit.cleared?.has("client_id")) return null;
@@ -38,7 +36,7 @@ async function clientOf(trx: Knex.Transaction, emit: Emit, scope: WorkspaceScope
   if (id !== undefined) {
     if (id === 0n) return null;
     const client = await clients.get(trx, scope.workspace, id);
-    if (!client) throw badRequest(`Client with the ID ${id} isn't present in workspace ${scope.workspaceId}`);
+    if (!client) throw projectClientMissing(id, scope.workspaceId);
     return client.id;
   }
   if (edit.input.clientName === undefined) return undefined;
@@ -66,12 +64,12 @@ export async function projectChanges(
   const input = edit.input;
   const cleared = edit.cleared ?? new Set<ClearableField>();
   const out: Partial<ProjectRow> = {};
-  if (input.wid !== undefined && input.wid !== 0n && input.wid !== scope.workspaceId) throw badRequest("wid does not match the workspace of the path");
-  if (input.workspaceId !== undefined && input.workspaceId !== 0n && input.workspaceId !== scope.workspaceId) throw badRequest("workspace_id does not match the workspace of the path");
+  checkBodyWorkspace(input.wid, scope.workspaceId);
+  if (input.workspaceId !== undefined && input.workspaceId !== 0n && input.workspaceId !== scope.workspaceId) throw workspaceIdMismatch();
   if (input.name !== undefined) {
     out.name = projectName(input.name);
     out.sort_name = out.name.toLowerCase();
-  } else if (!existing) throw badRequest("Project name must not be empty");
+  } else if (!existing) throw projectNameEmpty();
   if (input.color !== undefined) out.color = projectColor(input.color);
   if (input.active !== undefined) out.active = input.active;
   if (input.isPrivate !== undefined) out.is_private = input.isPrivate;
@@ -83,7 +81,7 @@ export async function projectChanges(
   checkPremium(scope, "template", input.template);
   if (input.template !== undefined) out.template = input.template;
   for (const [field, value] of [["estimated_hours", input.estimatedHours], ["fixed_fee", input.fixedFee], ["rate", input.rate]] as const) {
-    if (value !== undefined && value < 0) throw badRequest(`${field} must not be negative`);
+    if (value !== undefined && value < 0) throw amountNegative(field);
   }
   checkPremium(scope, "estimated_hours", input.estimatedHours);
   if (input.estimatedHours !== undefined) out.estimated_seconds = Number(input.estimatedHours) * 3600;
@@ -113,14 +111,14 @@ export async function projectChanges(
 
   const recurring = out.recurring ?? existing?.recurring ?? false;
   if (input.recurringParameters) out.recurring_parameters = recurringParameters(input.recurringParameters, start);
-  if (recurring && !(out.recurring_parameters ?? existing?.recurring_parameters)) throw badRequest("recurring_parameters are required for a recurring project");
+  if (recurring && !(out.recurring_parameters ?? existing?.recurring_parameters)) throw recurringParametersMissing();
 
   const client = await clientOf(trx, emit, scope, edit, now);
   if (client !== undefined) out.client_id = client;
 
   if (input.templateId !== undefined && input.templateId !== 0n) {
     const template = await projects.get(trx, scope.workspace, input.templateId);
-    if (!template || template.server_deleted_at || !template.template) throw badRequest("Invalid template_id");
+    if (!template || template.server_deleted_at || !template.template) throw templateInvalid();
     out.template_id = template.id;
   }
 

@@ -7,6 +7,7 @@ import type { Knex } from "../../../lib/db.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import type { Emit } from "../../../lib/storage.js";
 import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
+import { INVALID_PROJECT_IDS, invalidProject } from "../errors.js";
 import { deleteProjectGroupsOf } from "../project-groups/changes.js";
 import { deleteProjectUsersOf, projectUserEvent } from "../project-users/changes.js";
 import { projectUsers } from "../project-users/store.js";
@@ -17,7 +18,7 @@ import { canSee, checkMayManage, viewerOf, visibleTo, type Viewer } from "./acce
 import { newProjectRow, projectChanges, type ProjectEdit } from "./changes.js";
 import { filterProjects, listRows } from "./list.js";
 import { PROJECT_PATCH_PATHS, editOfPatch } from "./patch.js";
-import { MAX_PATCH_PROJECTS, checkMayCreate, dayOf, deletionMode, noProject } from "./rules.js";
+import { MAX_PATCH_PROJECTS, checkMayCreate, dayOf, deletionMode } from "./rules.js";
 import { projects, type ProjectRow } from "./store.js";
 import { projectEvent, projectMessages } from "./view.js";
 
@@ -31,8 +32,8 @@ export function projectHandlers({ storage, clock, identity }: ResourceKit) {
    */
   async function changeProject(trx: Knex.Transaction, emit: Emit, scope: WorkspaceScope, viewer: Viewer, id: bigint, edit: ProjectEdit): Promise<ProjectRow> {
     const existing = await projects.getForChange(trx, scope.workspace, id);
-    if (!existing || existing.server_deleted_at) throw noProject();
-    if (!(await canSee(trx, viewer, existing))) throw noProject();
+    if (!existing || existing.server_deleted_at) throw invalidProject();
+    if (!(await canSee(trx, viewer, existing))) throw invalidProject();
     await checkMayManage(trx, scope, existing.id);
     const now = clock.now();
     const changes = await projectChanges(trx, emit, scope, edit, existing, now);
@@ -81,7 +82,7 @@ export function projectHandlers({ storage, clock, identity }: ResourceKit) {
       async getProject(req, ctx) {
         const scope = workspaceScope(ctx);
         const row = await projects.getLive(db, scope.workspace, req.projectId);
-        if (!row || !(await canSee(db, () => viewerOf(db, identity, scope), row))) throw noProject();
+        if (!row || !(await canSee(db, () => viewerOf(db, identity, scope), row))) throw invalidProject();
         return { project: (await projectMessages(db, [row], clock.now()))[0] };
       },
 
@@ -97,8 +98,8 @@ export function projectHandlers({ storage, clock, identity }: ResourceKit) {
         const mode = deletionMode(req.teDeletionMode);
         const now = clock.now();
         const viewer = await viewerOf(db, identity, scope);
-        await changeRow(storage, projects, { scope: scope.workspace, id: req.projectId, missing: noProject }, async (existing, trx, emit) => {
-          if (existing.server_deleted_at || !(await canSee(trx, viewer, existing))) throw noProject();
+        await changeRow(storage, projects, { scope: scope.workspace, id: req.projectId, missing: invalidProject }, async (existing, trx, emit) => {
+          if (existing.server_deleted_at || !(await canSee(trx, viewer, existing))) throw invalidProject();
           await checkMayManage(trx, scope, existing.id);
           await detachProjectEntries(trx, scope.workspace, existing.id, mode, now, emit);
           // The project's tasks go with it.
@@ -118,7 +119,7 @@ export function projectHandlers({ storage, clock, identity }: ResourceKit) {
 
       async patchProjects(req, ctx) {
         const scope = workspaceScope(ctx);
-        const ids = parseIdList(req.projectIds, { max: MAX_PATCH_PROJECTS, invalid: "Invalid value as project IDs" });
+        const ids = parseIdList(req.projectIds, { max: MAX_PATCH_PROJECTS, invalid: INVALID_PROJECT_IDS });
         const operations = parsePatchOperations(req.operations ? toJson(ValueSchema, req.operations) : undefined, PROJECT_PATCH_PATHS);
         const edit = editOfPatch(operations);
         const viewer = await viewerOf(db, identity, scope);

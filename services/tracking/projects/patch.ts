@@ -1,9 +1,9 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 import { patchValue, type PatchablePath, type PatchOperation } from "../../../lib/bulk-patch.js";
+import { expectsStringOrNull } from "../errors.js";
 import type { ClearableField, ProjectEdit } from "./changes.js";
 
-const string = (path: string) => (v: JsonValue | undefined) => (typeof v === "string" ? undefined : `${path} expects a string`);
-const nullableString = (path: string) => (v: JsonValue | undefined) => (v === undefined || v === null || typeof v === "string" ? undefined : `${path} expects a string or null`);
+const nullableString = (path: string) => (v: JsonValue | undefined) => (v === undefined || v === null || typeof v === "string" ? undefined : expectsStringOrNull(path));
 const ADD_REPLACE = ["add", "replace"] as const;
 
 /**
@@ -11,14 +11,14 @@ const ADD_REPLACE = ["add", "replace"] as const;
  * (RFC 6902's `add` on an object member replaces it); `remove` clears the fields that may be empty.
  */
 export const PROJECT_PATCH_PATHS: Readonly<Record<string, PatchablePath>> = {
-  name: { ops: ADD_REPLACE, check: string("/name") },
-  color: { ops: ADD_REPLACE, check: string("/color") },
+  name: { ops: ADD_REPLACE, check: patchValue.string("/name") },
+  color: { ops: ADD_REPLACE, check: patchValue.string("/color") },
   active: { ops: ADD_REPLACE, check: patchValue.boolean("/active") },
   is_private: { ops: ADD_REPLACE, check: patchValue.boolean("/is_private") },
   billable: { ops: ADD_REPLACE, check: patchValue.boolean("/billable") },
   auto_estimates: { ops: ADD_REPLACE, check: patchValue.boolean("/auto_estimates") },
   template: { ops: ADD_REPLACE, check: patchValue.boolean("/template") },
-  start_date: { ops: ADD_REPLACE, check: string("/start_date") },
+  start_date: { ops: ADD_REPLACE, check: patchValue.string("/start_date") },
   end_date: { check: nullableString("/end_date") },
   client_id: { check: patchValue.nullableInteger("/client_id") },
   estimated_hours: { check: patchValue.nullableInteger("/estimated_hours") },

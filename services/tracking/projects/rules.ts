@@ -1,5 +1,6 @@
-import { badRequest, forbidden, paymentRequired } from "../../../lib/errors.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { isRateChangeMode, RATE_CHANGE_MODES } from "../../../lib/rate-change-modes.js";
+import { activeFilterInvalid, currencyInvalid, customPeriodMissing, dateInvalid, deletionModeInvalid, invalidValue, premiumNeeded, projectColorInvalid, projectCreationAdminsOnly, projectEndBeforeStart, projectNameEmpty, projectNameTooLong, projectSortFieldInvalid, projectStatusInvalid, rateChangeModeInvalid, recurringPeriodInvalid, sortOrderInvalid } from "../errors.js";
 import type { ProjectRow, RecurringParameters } from "./store.js";
 
 /** Longest project name the service stores. */
@@ -13,14 +14,10 @@ export const MAX_PATCH_PROJECTS = 100;
 export type ProjectStatus = "upcoming" | "active" | "ended" | "archived" | "deleted";
 export const PROJECT_STATUSES: readonly ProjectStatus[] = ["upcoming", "active", "ended", "archived", "deleted"];
 
-export const RATE_CHANGE_MODES = ["start-today", "override-current", "override-all"] as const;
 export const RECURRING_PERIODS = ["weekly", "monthly", "quarterly", "yearly", "custom"] as const;
 
 /** Colors given to a project created without one (the real service's palette). */
 const PALETTE = ["#0b83d9", "#9e5bd9", "#d94182", "#e36a00", "#bf7000", "#2da608", "#06a893", "#c9806b", "#465bb3", "#990099", "#c7af14", "#566614", "#d92b2b", "#525266"];
-
-/** A project that is not there, deleted, or hidden from the caller: the reference's 400. */
-export const noProject = () => badRequest("Invalid project_id");
 
 /** The day (YYYY-MM-DD, UTC) of a time. */
 export function dayOf(at: Date): string {
@@ -38,14 +35,14 @@ export function projectStatus(row: Pick<ProjectRow, "server_deleted_at" | "activ
 
 export function projectName(raw: string): string {
   const name = raw.trim();
-  if (!name) throw badRequest("Project name must not be empty");
-  if ([...name].length > MAX_PROJECT_NAME) throw badRequest(`Project name must be at most ${MAX_PROJECT_NAME} characters`);
+  if (!name) throw projectNameEmpty();
+  if ([...name].length > MAX_PROJECT_NAME) throw projectNameTooLong(MAX_PROJECT_NAME);
   return name;
 }
 
 /** `#` and six hex digits, kept lower-case. */
 export function projectColor(raw: string): string {
-  if (!/^#[0-9a-fA-F]{6}$/.test(raw)) throw badRequest(`Error in validating color '${raw}'. Project color must be a hex value in the form of #[0-9a-f]{6}.`);
+  if (!/^#[0-9a-fA-F]{6}$/.test(raw)) throw projectColorInvalid(raw);
   return raw.toLowerCase();
 }
 
@@ -60,29 +57,29 @@ export function defaultColor(name: string): string {
 export function projectDate(raw: string, field: string): string {
   const text = raw.trim();
   const d = new Date(`${text}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(d.getTime()) || dayOf(d) !== text) throw badRequest(`${field} must be a date in the form YYYY-MM-DD`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(d.getTime()) || dayOf(d) !== text) throw dateInvalid(field);
   return text;
 }
 
 export function checkTimeframe(start: string, end: string | null): void {
-  if (end !== null && end < start) throw badRequest("end_date must not be earlier than start_date");
+  if (end !== null && end < start) throw projectEndBeforeStart();
 }
 
 export function currencyCode(raw: string): string {
   const code = raw.trim().toUpperCase();
-  if (!/^[A-Z]{3}$/.test(code)) throw badRequest("currency must be a three-letter code");
+  if (!/^[A-Z]{3}$/.test(code)) throw currencyInvalid();
   return code;
 }
 
 export function rateChangeMode(raw: string): string {
-  if (!(RATE_CHANGE_MODES as readonly string[]).includes(raw)) throw badRequest(`rate_change_mode must be one of ${RATE_CHANGE_MODES.join(", ")}`);
+  if (!isRateChangeMode(raw)) throw rateChangeModeInvalid(RATE_CHANGE_MODES);
   return raw;
 }
 
 export function recurringParameters(input: { period: string; customPeriod?: bigint; projectStartDate: string }, fallbackStart: string): RecurringParameters {
   const period = input.period.trim();
-  if (!(RECURRING_PERIODS as readonly string[]).includes(period)) throw badRequest(`recurring_parameters.period must be one of ${RECURRING_PERIODS.join(", ")}`);
-  if (period === "custom" && input.customPeriod === undefined) throw badRequest("recurring_parameters.custom_period is required when period is custom");
+  if (!(RECURRING_PERIODS as readonly string[]).includes(period)) throw recurringPeriodInvalid(RECURRING_PERIODS);
+  if (period === "custom" && input.customPeriod === undefined) throw customPeriodMissing();
   return {
     period,
     custom_period: period === "custom" && input.customPeriod !== undefined ? Number(input.customPeriod) : null,
@@ -143,26 +140,26 @@ export type PremiumField = keyof typeof PREMIUM_FREE_VALUES;
 /** A premium field set to anything but its free value needs a premium workspace (402). */
 export function checkPremium(scope: WorkspaceScope, field: PremiumField, value: unknown): void {
   if (scope.premium || (PREMIUM_FREE_VALUES[field] as readonly unknown[]).includes(value ?? null)) return;
-  throw paymentRequired(`premium needed to use ${field}`);
+  throw premiumNeeded(field);
 }
 
 export function checkMayCreate(scope: WorkspaceScope): void {
-  if (scope.rules.onlyAdminsMayCreateProjects && !scope.admin) throw forbidden("Only admins may create projects in this workspace");
+  if (scope.rules.onlyAdminsMayCreateProjects && !scope.admin) throw projectCreationAdminsOnly();
 }
 
-/** The list's `active`: true (the default), false or both. */
+/** A list's `active`: true (the default), false or both (the tasks list reads it too). */
 export function activeFilter(raw: string): boolean | undefined {
   const value = raw.trim().toLowerCase() || "true";
   if (value === "both") return undefined;
   if (value === "true") return true;
   if (value === "false") return false;
-  throw badRequest("Invalid value for active: expected true, false or both");
+  throw activeFilterInvalid();
 }
 
 export function statusesOf(raw: readonly string[]): ProjectStatus[] {
   return raw.map((s) => {
     const status = s.trim().toLowerCase();
-    if (!(PROJECT_STATUSES as readonly string[]).includes(status)) throw badRequest(`Invalid status '${s}': expected one of ${PROJECT_STATUSES.join(", ")}`);
+    if (!(PROJECT_STATUSES as readonly string[]).includes(status)) throw projectStatusInvalid(s, PROJECT_STATUSES);
     return status as ProjectStatus;
   });
 }
@@ -179,10 +176,15 @@ export const SORT_COLUMNS: Readonly<Record<string, string>> = {
 export function sortOf(field: string, order: string): { column: string; desc: boolean } {
   const f = field.trim().toLowerCase() || "name";
   const column = Object.hasOwn(SORT_COLUMNS, f) ? SORT_COLUMNS[f] : undefined;
-  if (!column) throw badRequest(`Invalid sort_field: expected one of ${Object.keys(SORT_COLUMNS).join(", ")}`);
-  const o = order.trim().toUpperCase() || "ASC";
-  if (o !== "ASC" && o !== "DESC") throw badRequest("Invalid sort_order: expected ASC or DESC");
-  return { column, desc: o === "DESC" };
+  if (!column) throw projectSortFieldInvalid(Object.keys(SORT_COLUMNS));
+  return { column, desc: sortOrder(order) === "DESC" };
+}
+
+/** A list's `sort_order`: ASC (the default) or DESC, in any case (the tasks list reads it too). */
+export function sortOrder(raw: string): "ASC" | "DESC" {
+  const o = raw.trim().toUpperCase() || "ASC";
+  if (o !== "ASC" && o !== "DESC") throw sortOrderInvalid();
+  return o;
 }
 
 /** Page (from 1) and page size (default 151, at most 200; 0 means the default). */
@@ -195,7 +197,7 @@ export function pageOf(page: bigint | undefined, perPage: bigint | undefined): {
 /** `teDeletionMode`: unassign (the default: entries stay, without project) or delete. */
 export function deletionMode(raw: string): "delete" | "unassign" {
   const mode = raw.trim().toLowerCase() || "unassign";
-  if (mode !== "delete" && mode !== "unassign") throw badRequest("Invalid teDeletionMode: expected delete or unassign");
+  if (mode !== "delete" && mode !== "unassign") throw deletionModeInvalid();
   return mode;
 }
 
@@ -204,5 +206,5 @@ export function flag(raw: string, name: string): boolean {
   const v = raw.trim().toLowerCase();
   if (v === "" || v === "false") return false;
   if (v === "true") return true;
-  throw badRequest(`Invalid ${name}`);
+  throw invalidValue(name);
 }

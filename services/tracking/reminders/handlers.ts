@@ -2,9 +2,9 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { TrackReminderSchema, TrackReminderService, type TrackReminder } from "../../../gen/tracking/v1/reminders_pb.js";
-import { notFound, NO_ACCESS } from "../../../lib/errors.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
+import { reminderNotFound } from "../errors.js";
 import { reminderChecks, reminders, type ReminderRow } from "./store.js";
 import { checkGroups, checkMembers, reminderSettings, type ReminderInput, type ReminderSettings } from "./rules.js";
 
@@ -19,8 +19,6 @@ function reminderMessage(row: ReminderRow): TrackReminder {
     createdAt: timestampFromDate(row.created_at),
   });
 }
-
-const noReminder = () => notFound("Track reminder not found");
 
 export function reminderHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
@@ -67,16 +65,16 @@ export function reminderHandlers({ storage, clock, identity }: ResourceKit) {
 
       async updateTrackReminder(req, ctx) {
         const scope = workspaceScope(ctx);
-        if (!(await reminders.get(db, scope.workspace, req.reminderId))) throw noReminder();
+        if (!(await reminders.get(db, scope.workspace, req.reminderId))) throw reminderNotFound();
         const settings = await validSettings(scope, req.settings ?? {});
         const changes: Partial<ReminderRow> = { frequency: settings.frequency, threshold: settings.threshold, user_ids: settings.userIds, group_ids: settings.groupIds, at: clock.now() };
-        const row = await changeRow(storage, reminders, { scope: scope.workspace, id: req.reminderId, missing: noReminder }, (existing, trx) => reminders.update(trx, existing, changes));
+        const row = await changeRow(storage, reminders, { scope: scope.workspace, id: req.reminderId, missing: reminderNotFound }, (existing, trx) => reminders.update(trx, existing, changes));
         return { trackReminder: reminderMessage(row) };
       },
 
       async deleteTrackReminder(req, ctx) {
         const scope = workspaceScope(ctx);
-        await changeRow(storage, reminders, { scope: scope.workspace, id: req.reminderId, missing: noReminder }, async (existing, trx) => {
+        await changeRow(storage, reminders, { scope: scope.workspace, id: req.reminderId, missing: reminderNotFound }, async (existing, trx) => {
           await reminders.delete(trx, existing);
           await reminderChecks.query(trx, scope.workspace).where({ reminder_id: existing.id }).delete();
         });

@@ -1,5 +1,5 @@
 import type { TrackReminderSettings } from "../../../gen/tracking/v1/reminders_pb.js";
-import { badRequest } from "../../../lib/errors.js";
+import { frequencyInvalid, frequencyMissing, invalidValue, notInWorkspace, recipientsMissing, thresholdInvalid, thresholdMissing } from "../errors.js";
 import { storageId } from "../../../lib/ids.js";
 
 /** A reminder's settings as a request gives them (POST and PUT take the same body); no body is none. */
@@ -19,7 +19,7 @@ function distinctIds(ids: bigint[], field: string): number[] {
   const out: number[] = [];
   for (const id of ids) {
     const n = storageId(id);
-    if (n === undefined) throw badRequest(`Invalid ${field}`);
+    if (n === undefined) throw invalidValue(field);
     if (!out.includes(n)) out.push(n);
   }
   return out;
@@ -30,29 +30,29 @@ function distinctIds(ids: bigint[], field: string): number[] {
  * hours from 1 to the hours of the period; at least one user or group.
  */
 export function reminderSettings(input: ReminderInput): ReminderSettings {
-  if (input.frequency === undefined) throw badRequest("frequency is required");
-  if (input.frequency !== 1 && input.frequency !== 7) throw badRequest("frequency should be either 1 or 7");
-  if (input.threshold === undefined) throw badRequest("threshold is required");
+  if (input.frequency === undefined) throw frequencyMissing();
+  if (input.frequency !== 1 && input.frequency !== 7) throw frequencyInvalid();
+  if (input.threshold === undefined) throw thresholdMissing();
   const most = HOURS_PER_DAY * input.frequency;
   if (!Number.isInteger(input.threshold) || input.threshold < 1 || input.threshold > most) {
-    throw badRequest(`threshold should be a whole number of hours from 1 to ${most}`);
+    throw thresholdInvalid(most);
   }
   const userIds = distinctIds(input.userIds ?? [], "user_ids");
   const groupIds = distinctIds(input.groupIds ?? [], "group_ids");
-  if (userIds.length === 0 && groupIds.length === 0) throw badRequest("One of user_ids or group_ids is required");
+  if (userIds.length === 0 && groupIds.length === 0) throw recipientsMissing();
   return { frequency: input.frequency, threshold: input.threshold, userIds, groupIds };
 }
 
 /** The named users that are no members of the workspace: a reminder names members only. */
 export function checkMembers(userIds: number[], memberIds: ReadonlySet<number>): void {
   const strangers = userIds.filter((id) => !memberIds.has(id));
-  if (strangers.length) throw badRequest(`Invalid user_ids: ${strangers.join(", ")} not in the workspace`);
+  if (strangers.length) throw notInWorkspace("user_ids", strangers);
 }
 
 /** The named groups that are not assigned to the workspace. */
 export function checkGroups(groupIds: number[], workspaceGroupIds: ReadonlySet<number>): void {
   const unknown = groupIds.filter((id) => !workspaceGroupIds.has(id));
-  if (unknown.length) throw badRequest(`Invalid group_ids: ${unknown.join(", ")} not in the workspace`);
+  if (unknown.length) throw notInWorkspace("group_ids", unknown);
 }
 
 /** A reminder's period for one user: [start, end), and its first and last day in the user's zone. */

@@ -1,17 +1,15 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { TagService } from "../../../gen/tracking/v1/tags_pb.js";
-import { notFound } from "../../../lib/errors.js";
 import { userScope, workspaceScope } from "../../../lib/workspace-scope.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import { deleteTag, insertTag, renameTag, tagMessage } from "./changes.js";
-import { checkMayManageTags, tagName, tagNameTaken } from "./rules.js";
+import { tagNameTaken, tagNotFound } from "../errors.js";
+import { checkMayManageTags, tagName } from "./rules.js";
 import { tags, type TagRow } from "./store.js";
-
-const noTag = () => notFound("Tag was not found");
 
 /** A deleted tag is gone for every endpoint but `GET /me/tags?since=`. */
 const liveOnly = (row: TagRow): TagRow => {
-  if (row.deleted_at) throw noTag();
+  if (row.deleted_at) throw tagNotFound();
   return row;
 };
 
@@ -29,7 +27,7 @@ export function tagHandlers({ storage, clock }: ResourceKit) {
         const scope = workspaceScope(ctx);
         checkMayManageTags(scope);
         const name = tagName(req.name);
-        const row = await storage.change((trx, emit) => insertTag(trx, emit, scope, name, clock.now()), { onDuplicate: tagNameTaken(name) });
+        const row = await storage.change((trx, emit) => insertTag(trx, emit, scope, name, clock.now()), { onDuplicate: () => tagNameTaken(name) });
         return { tag: tagMessage(row) };
       },
 
@@ -37,9 +35,9 @@ export function tagHandlers({ storage, clock }: ResourceKit) {
         const scope = workspaceScope(ctx);
         checkMayManageTags(scope);
         const name = tagName(req.name);
-        const where = { scope: scope.workspace, id: req.tagId, missing: noTag };
+        const where = { scope: scope.workspace, id: req.tagId, missing: tagNotFound };
         const row = await changeRow(storage, tags, where, (existing, trx, emit) => renameTag(trx, emit, scope, liveOnly(existing), name, clock.now()), {
-          onDuplicate: tagNameTaken(name),
+          onDuplicate: () => tagNameTaken(name),
         });
         return { tag: tagMessage(row) };
       },
@@ -47,7 +45,7 @@ export function tagHandlers({ storage, clock }: ResourceKit) {
       async deleteTag(req, ctx) {
         const scope = workspaceScope(ctx);
         checkMayManageTags(scope);
-        const where = { scope: scope.workspace, id: req.tagId, missing: noTag };
+        const where = { scope: scope.workspace, id: req.tagId, missing: tagNotFound };
         await changeRow(storage, tags, where, (existing, trx, emit) => deleteTag(trx, emit, scope, liveOnly(existing), clock.now()));
         return {};
       },

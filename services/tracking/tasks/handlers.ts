@@ -1,19 +1,16 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { TaskService, type TaskInput } from "../../../gen/tracking/v1/tasks_pb.js";
 import type { Knex } from "../../../lib/db.js";
-import { badRequest } from "../../../lib/errors.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
 import type { Emit } from "../../../lib/storage.js";
 import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
 import { canSee, checkMayManage, viewerOf, visibleTo } from "../projects/access.js";
-import { noProject } from "../projects/rules.js";
+import { archivedProjectTasks, invalidProject, invalidTask, invalidUser, nameTaken, taskNameEmpty } from "../errors.js";
+import { activeFilter } from "../projects/rules.js";
 import { projects, type ProjectRow } from "../projects/store.js";
-import { DEFAULT_TASKS_PER_PAGE, MAX_TASKS_PER_PAGE, dayBoundary, taskActiveFilter, taskName, taskSortOf } from "./rules.js";
+import { DEFAULT_TASKS_PER_PAGE, MAX_TASKS_PER_PAGE, dayBoundary, taskName, taskSortOf } from "./rules.js";
 import { tasks, type TaskRow } from "./store.js";
 import { taskEvent, taskMessages } from "./view.js";
-
-const noTask = () => badRequest("Invalid task_id");
-const nameTaken = () => badRequest("Name has already been taken");
 
 export function taskHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
@@ -21,7 +18,7 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
   /** The live project of the path that the caller sees (400 "Invalid project_id" otherwise). */
   async function projectOf(q: Knex, scope: WorkspaceScope, projectId: bigint): Promise<ProjectRow> {
     const project = await projects.getLive(q, scope.workspace, projectId);
-    if (!project || !(await canSee(q, () => viewerOf(q, identity, scope), project))) throw noProject();
+    if (!project || !(await canSee(q, () => viewerOf(q, identity, scope), project))) throw invalidProject();
     return project;
   }
 
@@ -29,14 +26,14 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
   async function changeableProject(trx: Knex.Transaction, scope: WorkspaceScope, projectId: bigint): Promise<ProjectRow> {
     const project = await projectOf(trx, scope, projectId);
     await checkMayManage(trx, scope, project.id);
-    if (!project.active) throw badRequest("Can not change tasks of archived project");
+    if (!project.active) throw archivedProjectTasks();
     return project;
   }
 
   /** A live task of the project, locked when in a change. */
   async function taskOf(q: Knex, scope: WorkspaceScope, project: ProjectRow, taskId: bigint, lock: boolean): Promise<TaskRow> {
     const task = lock ? await tasks.getForChange(q as Knex.Transaction, scope.workspace, taskId) : await tasks.get(q, scope.workspace, taskId);
-    if (!task || task.server_deleted_at || task.project_id !== project.id) throw noTask();
+    if (!task || task.server_deleted_at || task.project_id !== project.id) throw invalidTask();
     return task;
   }
 
@@ -44,7 +41,7 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
   async function checkAssignee(scope: WorkspaceScope, userId: bigint | undefined): Promise<void> {
     if (userId === undefined || userId === 0n) return;
     const answer = await identity.listWorkspaceMembers({ workspaceId: scope.workspaceId });
-    if (!answer.members.some((m) => m.userId === userId)) throw badRequest("Invalid user_id");
+    if (!answer.members.some((m) => m.userId === userId)) throw invalidUser();
   }
 
   async function checkNameFree(trx: Knex.Transaction, scope: WorkspaceScope, projectId: number, sortName: string, except?: number): Promise<void> {
@@ -85,7 +82,7 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
       async createTask(req, ctx) {
         const scope = workspaceScope(ctx);
         const input: Partial<TaskInput> = req.task ?? {};
-        if (input.name === undefined) throw badRequest("Task name must not be empty");
+        if (input.name === undefined) throw taskNameEmpty();
         const changes = changesOf(input);
         await checkAssignee(scope, input.userId);
         return change(scope, async (trx, emit) => {
@@ -150,7 +147,7 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
         const scope = workspaceScope(ctx);
         const viewer = await viewerOf(db, identity, scope);
         const sort = taskSortOf(req.sortField, req.sortOrder);
-        const active = taskActiveFilter(req.active);
+        const active = activeFilter(req.active);
         const page = req.page === undefined || req.page === 0n ? 1 : Number(req.page);
         const perPage = req.perPage === undefined || req.perPage === 0n ? DEFAULT_TASKS_PER_PAGE : Math.min(Number(req.perPage), MAX_TASKS_PER_PAGE);
         const from = dayBoundary(req.startDate, "start_date", false);

@@ -1,4 +1,5 @@
-import { badRequest } from "../../../lib/errors.js";
+import { dateInvalid, taskNameEmpty, taskNameTooLong, taskSortFieldInvalid } from "../errors.js";
+import { sortOrder } from "../projects/rules.js";
 
 /** Longest task name the service stores. */
 export const MAX_TASK_NAME = 255;
@@ -8,26 +9,15 @@ export const MAX_TASKS_PER_PAGE = 200;
 
 export function taskName(raw: string): string {
   const name = raw.trim();
-  if (!name) throw badRequest("Task name must not be empty");
-  if ([...name].length > MAX_TASK_NAME) throw badRequest(`Task name must be at most ${MAX_TASK_NAME} characters`);
+  if (!name) throw taskNameEmpty();
+  if ([...name].length > MAX_TASK_NAME) throw taskNameTooLong(MAX_TASK_NAME);
   return name;
-}
-
-/** `active` of the workspace list: true (default), false or both. */
-export function taskActiveFilter(raw: string): boolean | undefined {
-  const v = raw.trim().toLowerCase() || "true";
-  if (v === "both") return undefined;
-  if (v === "true") return true;
-  if (v === "false") return false;
-  throw badRequest("Invalid value for active: expected true, false or both");
 }
 
 export function taskSortOf(field: string, order: string): { field: string; column: string; order: "ASC" | "DESC" } {
   const f = field.trim().toLowerCase() || "name";
-  if (f !== "name" && f !== "created_at") throw badRequest("Invalid sort_field: expected name or created_at");
-  const o = order.trim().toUpperCase() || "ASC";
-  if (o !== "ASC" && o !== "DESC") throw badRequest("Invalid sort_order: expected ASC or DESC");
-  return { field: f, column: f === "name" ? "sort_name" : "created_at", order: o };
+  if (f !== "name" && f !== "created_at") throw taskSortFieldInvalid();
+  return { field: f, column: f === "name" ? "sort_name" : "created_at", order: sortOrder(order) };
 }
 
 /** A day boundary of the workspace list (YYYY-MM-DD), as the first instant of that day or of the next. */
@@ -35,7 +25,7 @@ export function dayBoundary(raw: string, field: string, next: boolean): Date | u
   const text = raw.trim();
   if (!text) return undefined;
   const d = new Date(`${text}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(d.getTime())) throw badRequest(`${field} must be a date in the form YYYY-MM-DD`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(d.getTime())) throw dateInvalid(field);
   if (next) d.setUTCDate(d.getUTCDate() + 1);
   return d;
 }

@@ -3,6 +3,7 @@ import { startTestSystem, type TestSystem, type TrackUser } from "../../../test/
 import { ManualClock } from "../../../lib/clock.js";
 import { connectDatabase, type Knex } from "../../../lib/db.js";
 import { accountsDb, addMember, ownOrganization } from "../../accounts/test/organization-support.js";
+import { alertFieldBlank, alertFieldOutOfRange, alertIdInvalid, alertNotFound, alertProjectUnsupported, invalidProject } from "../errors.js";
 
 /** Alerts: stored, listed and deleted by workspace admins, with every validation of the reference. */
 
@@ -82,7 +83,7 @@ t.test("create answers the alert field for field; the list holds it; delete remo
   t.same((await sys.api("GET", base, { auth: owner.auth })).body, []);
   const again = await sys.api("DELETE", `${base}/${res.body.id}`, { auth: owner.auth });
   t.equal(again.status, 403);
-  t.equal(again.body, "Alert not found or not accessible");
+  t.equal(again.body, alertNotFound().rawMessage);
 });
 
 t.test("a workspace alert has no project (null) and hours thresholds; receivers by users only", async (t) => {
@@ -99,31 +100,31 @@ t.test("a workspace alert has no project (null) and hours thresholds; receivers 
 t.test("every validation row of the reference, in its words, storing nothing", async (t) => {
   const before = await count();
   for (const [body, message] of [
-    [{ ...projectAlert, source_kind: undefined }, "source kind can't be blank"],
-    [{ ...projectAlert, source_kind: "  " }, "source kind can't be blank"],
-    [{ ...projectAlert, source_kind: "client" }, "source kind out of range"],
-    [{ ...projectAlert, project_id: undefined }, "project can't be blank"],
-    [{ ...projectAlert, project_id: 0 }, "project can't be blank"],
-    [{ ...projectAlert, source_kind: "workspace", threshold_type: "hours" }, "project not supported for this source kind"],
-    [{ ...projectAlert, threshold_type: undefined }, "threshold type can't be blank"],
-    [{ ...projectAlert, threshold_type: "fraction" }, "threshold type out of range"],
-    [{ ...projectAlert, source_kind: "workspace", project_id: undefined, threshold_type: "percentage" }, "threshold type out of range"],
-    [{ ...projectAlert, thresholds: [] }, "thresholds can't be blank"],
-    [{ ...projectAlert, thresholds: undefined }, "thresholds can't be blank"],
-    [{ ...projectAlert, thresholds: [80, 0] }, "threshold out of range"],
-    [{ ...projectAlert, thresholds: [1001] }, "threshold out of range"],
-    [{ ...projectAlert, threshold_type: "hours", thresholds: [100_001] }, "threshold out of range"],
-    [{ ...projectAlert, thresholds: [-5] }, "threshold out of range"],
-    [{ ...projectAlert, receiver_roles: [] }, "receivers can't be blank"],
-    [{ ...projectAlert, receiver_roles: undefined }, "receivers can't be blank"],
-    [{ ...projectAlert, receiver_roles: ["admin", "owner"] }, "receiver role out of range"],
-    [{ ...projectAlert, object_type: 2 }, "alert type out of range"],
-    [{ ...projectAlert, object_type: 99 }, "alert type out of range"],
-    [{ ...projectAlert, receivers: 2 }, "receiver type out of range"],
-    [{ ...projectAlert, receivers: -1 }, "receiver type out of range"],
-    [{ ...projectAlert, project_id: 999_999_999 }, "Invalid project_id"],
-    [{ ...projectAlert, project_id: deletedProjectId }, "Invalid project_id"],
-    [{ ...projectAlert, project_id: foreignProjectId }, "Invalid project_id"],
+    [{ ...projectAlert, source_kind: undefined }, alertFieldBlank("source kind").rawMessage],
+    [{ ...projectAlert, source_kind: "  " }, alertFieldBlank("source kind").rawMessage],
+    [{ ...projectAlert, source_kind: "client" }, alertFieldOutOfRange("source kind").rawMessage],
+    [{ ...projectAlert, project_id: undefined }, alertFieldBlank("project").rawMessage],
+    [{ ...projectAlert, project_id: 0 }, alertFieldBlank("project").rawMessage],
+    [{ ...projectAlert, source_kind: "workspace", threshold_type: "hours" }, alertProjectUnsupported().rawMessage],
+    [{ ...projectAlert, threshold_type: undefined }, alertFieldBlank("threshold type").rawMessage],
+    [{ ...projectAlert, threshold_type: "fraction" }, alertFieldOutOfRange("threshold type").rawMessage],
+    [{ ...projectAlert, source_kind: "workspace", project_id: undefined, threshold_type: "percentage" }, alertFieldOutOfRange("threshold type").rawMessage],
+    [{ ...projectAlert, thresholds: [] }, alertFieldBlank("thresholds").rawMessage],
+    [{ ...projectAlert, thresholds: undefined }, alertFieldBlank("thresholds").rawMessage],
+    [{ ...projectAlert, thresholds: [80, 0] }, alertFieldOutOfRange("threshold").rawMessage],
+    [{ ...projectAlert, thresholds: [1001] }, alertFieldOutOfRange("threshold").rawMessage],
+    [{ ...projectAlert, threshold_type: "hours", thresholds: [100_001] }, alertFieldOutOfRange("threshold").rawMessage],
+    [{ ...projectAlert, thresholds: [-5] }, alertFieldOutOfRange("threshold").rawMessage],
+    [{ ...projectAlert, receiver_roles: [] }, alertFieldBlank("receivers").rawMessage],
+    [{ ...projectAlert, receiver_roles: undefined }, alertFieldBlank("receivers").rawMessage],
+    [{ ...projectAlert, receiver_roles: ["admin", "owner"] }, alertFieldOutOfRange("receiver role").rawMessage],
+    [{ ...projectAlert, object_type: 2 }, alertFieldOutOfRange("alert type").rawMessage],
+    [{ ...projectAlert, object_type: 99 }, alertFieldOutOfRange("alert type").rawMessage],
+    [{ ...projectAlert, receivers: 2 }, alertFieldOutOfRange("receiver type").rawMessage],
+    [{ ...projectAlert, receivers: -1 }, alertFieldOutOfRange("receiver type").rawMessage],
+    [{ ...projectAlert, project_id: 999_999_999 }, invalidProject().rawMessage],
+    [{ ...projectAlert, project_id: deletedProjectId }, invalidProject().rawMessage],
+    [{ ...projectAlert, project_id: foreignProjectId }, invalidProject().rawMessage],
     [{ ...projectAlert, receiver_users: [stranger.id] }, `Invalid receiver_users: ${stranger.id} not in the workspace`],
     [{ ...projectAlert, source_kind: 5 }, "Invalid value for source_kind: expected string, got number"],
     [{ ...projectAlert, thresholds: "80" }, "Invalid value for thresholds: expected array, got string"],
@@ -147,13 +148,13 @@ t.test("delete: a malformed id is 400, an unknown one 403", async (t) => {
   for (const id of ["0", "-3", "9007199254740993"]) {
     const res = await sys.api("DELETE", `${base}/${id}`, { auth: owner.auth });
     t.equal(res.status, 400, id);
-    t.equal(res.body, "invalid 'alert_id' passed in URL", id);
+    t.equal(res.body, alertIdInvalid().rawMessage, id);
   }
   const word = await sys.api("DELETE", `${base}/abc`, { auth: owner.auth });
   t.equal(word.status, 400);
   const unknown = await sys.api("DELETE", `${base}/123456789`, { auth: owner.auth });
   t.equal(unknown.status, 403);
-  t.equal(unknown.body, "Alert not found or not accessible");
+  t.equal(unknown.body, alertNotFound().rawMessage);
 });
 
 t.test("workspace admins manage alerts; a plain member may not even list them", async (t) => {
@@ -185,7 +186,7 @@ t.test("another workspace's alerts are neither listed nor deleted", async (t) =>
 
   const viaOwnWorkspace = await sys.api("DELETE", `/api/v9/workspaces/${stranger.workspaceId}/alerts/${mine.body.id}`, { auth: stranger.auth });
   t.equal(viaOwnWorkspace.status, 403);
-  t.equal(viaOwnWorkspace.body, "Alert not found or not accessible");
+  t.equal(viaOwnWorkspace.body, alertNotFound().rawMessage);
   for (const [method, url] of [
     ["GET", base],
     ["POST", base],

@@ -2,6 +2,7 @@ import t from "tap";
 import { startTestSystem, type TestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { ManualClock } from "../../../lib/clock.js";
+import { clientMissing, clientNameEmpty, clientStatusInvalid, nameTaken, restoreChoiceAmbiguous, widMismatch } from "../errors.js";
 
 // A clock the test moves: the tracking service remembers access answers for 5 s of it.
 const clock = new ManualClock(new Date());
@@ -40,13 +41,13 @@ t.test("notes left out are null", async (t) => {
 t.test("create rejects bad names and changes nothing", async (t) => {
   const before = await listNames("?status=both");
   for (const [body, message] of [
-    [{ name: "" }, "Client name cannot be empty"],
-    [{ name: "   " }, "Client name cannot be empty"],
-    [{}, "Client name cannot be empty"],
+    [{ name: "" }, clientNameEmpty().rawMessage],
+    [{ name: "   " }, clientNameEmpty().rawMessage],
+    [{}, clientNameEmpty().rawMessage],
     [{ name: "x".repeat(101) }, "Client name maximum length is 100"],
     [{ name: 42 }, "Invalid value for name: expected string, got number"],
-    [{ name: "Acme Corp" }, "Name has already been taken"],
-    [{ name: "Other", wid: owner.workspaceId + 1000 }, "wid does not match the workspace of the path"],
+    [{ name: "Acme Corp" }, nameTaken().rawMessage],
+    [{ name: "Other", wid: owner.workspaceId + 1000 }, widMismatch().rawMessage],
   ] as const) {
     const res = await sys.api("POST", base, { auth: owner.auth, body });
     t.equal(res.status, 400, JSON.stringify(body));
@@ -67,7 +68,7 @@ t.test("list filters by name, case-insensitively, and by status", async (t) => {
   t.same(await listNames("?name=%25"), [], "a % in the filter is a literal");
   const bad = await sys.api("GET", `${base}?status=deleted`, { auth: owner.auth });
   t.equal(bad.status, 400);
-  t.equal(bad.body, "Client status is invalid");
+  t.equal(bad.body, clientStatusInvalid().rawMessage);
 });
 
 t.test("update changes name and notes", async (t) => {
@@ -79,10 +80,10 @@ t.test("update changes name and notes", async (t) => {
   t.match(keep.body, { name: "Initech 2", notes: "only notes" });
   const empty = await sys.api("PUT", `${base}/${c.id}`, { auth: owner.auth, body: { name: "" } });
   t.equal(empty.status, 400);
-  t.equal(empty.body, "Client name cannot be empty");
+  t.equal(empty.body, clientNameEmpty().rawMessage);
   const missing = await sys.api("PUT", `${base}/999999`, { auth: owner.auth, body: { name: "x" } });
   t.equal(missing.status, 404);
-  t.equal(missing.body, "Client doesn't exist in the workspace");
+  t.equal(missing.body, clientMissing().rawMessage);
 });
 
 t.test("get and delete of an unknown client answer 404 with the specification's message", async (t) => {
@@ -123,7 +124,7 @@ t.test("archive needs a premium workspace (402), then archives; restore brings i
   t.ok((await listNames("?status=both")).includes("Seasonal"));
   const bad = await sys.api("POST", `${base}/${c.id}/restore`, { auth: owner.auth, body: { projects: [1], restore_all_projects: true } });
   t.equal(bad.status, 400);
-  t.equal(bad.body, "Bad Request");
+  t.equal(bad.body, restoreChoiceAmbiguous().rawMessage);
   const restored = await sys.api("POST", `${base}/${c.id}/restore`, { auth: owner.auth, body: { restore_all_projects: true } });
   t.equal(restored.status, 200, restored.text);
   t.match(restored.body, { id: c.id, archived: false });

@@ -1,6 +1,7 @@
 import t from "tap";
 import { ManualClock } from "../../../lib/clock.js";
 import { startTestSystem } from "../../../test/support/harness.js";
+import { nameTaken } from "../errors.js";
 
 /**
  * Changes of one client at the same moment. The clock stands still, so that a change can
@@ -33,7 +34,7 @@ t.test("concurrent creates of one project name make one project; the others are 
     const name = `Launch ${round}`;
     const answers = await Promise.all(Array.from({ length: 6 }, () => sys.api("POST", projects, { auth: owner.auth, body: { name } })));
     t.same(answers.map((a) => a.status).sort(), [200, 400, 400, 400, 400, 400], `round ${round}: ${answers.map((a) => a.text).join(" | ").slice(0, 300)}`);
-    t.ok(answers.filter((a) => a.status === 400).every((a) => a.body === "Name has already been taken"));
+    t.ok(answers.filter((a) => a.status === 400).every((a) => a.body === nameTaken().rawMessage));
     const listed = await sys.api("GET", `${projects}?name=${encodeURIComponent(name)}`, { auth: owner.auth });
     t.equal(listed.body.filter((p: { name: string }) => p.name === name).length, 1, "one project of the name");
   }

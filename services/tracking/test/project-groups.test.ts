@@ -4,6 +4,7 @@ import { ManualClock } from "../../../lib/clock.js";
 import { ProjectGroupSchema } from "../../../gen/tracking/v1/project_groups_pb.js";
 import { ownOrganization } from "../../accounts/test/organization-support.js";
 import { eventObject, expectRefusals, trackingWorld } from "./tracking-support.js";
+import { invalidGroup, invalidProject, invalidValue, projectGroupNotFound, projectGroupTaken, projectIdsMissing } from "../errors.js";
 
 const clock = new ManualClock(new Date("2025-03-01T10:00:00Z"));
 const sys = await startTestSystem(t, { clock });
@@ -47,13 +48,13 @@ t.test("create refuses unknown projects, groups of other organizations and repea
   const gone = await world.project("Mercury", { server_deleted_at: clock.now() });
   await assign(project.id, crew);
   await expectRefusals(t, sys, { method: "POST", path: base, auth: owner.auth }, [
-    [{ project_id: 999999, group_id: crew }, "Invalid project_id"],
-    [{ project_id: gone.id, group_id: crew }, "Invalid project_id"],
-    [{ group_id: crew }, "Invalid project_id"],
-    [{ project_id: project.id, group_id: foreign }, "Invalid group_id"],
-    [{ project_id: project.id, group_id: 999999 }, "Invalid group_id"],
-    [{ project_id: project.id }, "Invalid group_id"],
-    [{ project_id: project.id, group_id: crew }, "Project group already exists"],
+    [{ project_id: 999999, group_id: crew }, invalidProject().rawMessage],
+    [{ project_id: gone.id, group_id: crew }, invalidProject().rawMessage],
+    [{ group_id: crew }, invalidProject().rawMessage],
+    [{ project_id: project.id, group_id: foreign }, invalidGroup().rawMessage],
+    [{ project_id: project.id, group_id: 999999 }, invalidGroup().rawMessage],
+    [{ project_id: project.id }, invalidGroup().rawMessage],
+    [{ project_id: project.id, group_id: crew }, projectGroupTaken().rawMessage],
     [{ project_id: project.id, group_id: "crew" }, "Invalid value for group_id: expected integer, got string"],
   ]);
   t.same((await list([project.id])).map((l: { group_id: number }) => l.group_id), [crew]);
@@ -69,9 +70,9 @@ t.test("the list needs project_ids and answers only those projects' groups", asy
   await assign(c.id, crew);
   t.same(await list([a.id, b.id]), [a1, a2, b1]);
   for (const [query, message] of [
-    ["", "project_ids is required"],
-    ["?project_ids=", "project_ids is required"],
-    ["?project_ids=x", "Invalid project_ids"],
+    ["", projectIdsMissing().rawMessage],
+    ["?project_ids=", projectIdsMissing().rawMessage],
+    ["?project_ids=x", invalidValue("project_ids").rawMessage],
     [`?project_ids=${Array.from({ length: 201 }, (_, i) => i + 1).join(",")}`, "project_ids cannot exceed 200 elements"],
   ]) {
     const res = await sys.api("GET", `${base}${query}`, { auth: owner.auth });
@@ -89,7 +90,7 @@ t.test("delete removes the link; a second delete is 404", async (t) => {
   t.same(await list([project.id]), []);
   const again = await sys.api("DELETE", `${base}/${link.id}`, { auth: owner.auth });
   t.equal(again.status, 404);
-  t.equal(again.body, "Project group not found");
+  t.equal(again.body, projectGroupNotFound().rawMessage);
   t.equal((await sys.api("DELETE", `${base}/abc`, { auth: owner.auth })).status, 400);
 });
 

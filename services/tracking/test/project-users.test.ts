@@ -4,6 +4,7 @@ import { ManualClock } from "../../../lib/clock.js";
 import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { ProjectUserSchema } from "../../../gen/tracking/v1/project_users_pb.js";
 import { eventObject, expectRefusals, trackingWorld } from "./tracking-support.js";
+import { invalidProject, invalidUser, invalidValue, premiumNeeded, projectUserChangeMissing, projectUserNotFound, projectUserTaken } from "../errors.js";
 
 const clock = new ManualClock(new Date("2025-03-01T10:00:00Z"));
 const sys = await startTestSystem(t, { clock });
@@ -52,13 +53,13 @@ t.test("create refuses what the specification's errors name and changes nothing"
   const gone = await world.project("Mercury", { server_deleted_at: clock.now() });
   await addProjectUser({ project_id: project.id, user_id: alice.id });
   await expectRefusals(t, sys, { method: "POST", path: base, auth: owner.auth }, [
-    [{ project_id: 999999, user_id: alice.id }, "Invalid project_id"],
-    [{ project_id: gone.id, user_id: alice.id }, "Invalid project_id"],
-    [{ user_id: alice.id }, "Invalid project_id"],
-    [{ project_id: project.id, user_id: stranger.id }, "Invalid user_id"],
-    [{ project_id: project.id, user_id: 999999 }, "Invalid user_id"],
-    [{ project_id: project.id }, "Invalid user_id"],
-    [{ project_id: project.id, user_id: alice.id }, "Project user already exists"],
+    [{ project_id: 999999, user_id: alice.id }, invalidProject().rawMessage],
+    [{ project_id: gone.id, user_id: alice.id }, invalidProject().rawMessage],
+    [{ user_id: alice.id }, invalidProject().rawMessage],
+    [{ project_id: project.id, user_id: stranger.id }, invalidUser().rawMessage],
+    [{ project_id: project.id, user_id: 999999 }, invalidUser().rawMessage],
+    [{ project_id: project.id }, invalidUser().rawMessage],
+    [{ project_id: project.id, user_id: alice.id }, projectUserTaken().rawMessage],
     [{ project_id: project.id, user_id: "x" }, "Invalid value for user_id: expected integer, got string"],
     [{ project_id: project.id, user_id: bob.id, manager: "yes" }, "Invalid value for manager: expected boolean, got string"],
     [{ project_id: project.id, user_id: bob.id, labour_cost: 1.5 }, "Invalid value for labour_cost: expected integer, got number"],
@@ -69,9 +70,9 @@ t.test("create refuses what the specification's errors name and changes nothing"
 t.test("rates and labour costs need a premium workspace; rate_change_mode takes the three modes", async (t) => {
   const project = await world.project("Artemis");
   for (const [body, message] of [
-    [{ rate: 50 }, "premium needed to use rate"],
-    [{ labour_cost: 20 }, "premium needed to use labour_cost"],
-    [{ rate_change_mode: "start-today" }, "premium needed to use rate_change_mode"],
+    [{ rate: 50 }, premiumNeeded("rate").rawMessage],
+    [{ labour_cost: 20 }, premiumNeeded("labour_cost").rawMessage],
+    [{ rate_change_mode: "start-today" }, premiumNeeded("rate_change_mode").rawMessage],
   ] as const) {
     const res = await sys.api("POST", base, { auth: owner.auth, body: { project_id: project.id, user_id: bob.id, ...body } });
     t.equal(res.status, 402, JSON.stringify(body));
@@ -111,21 +112,21 @@ t.test("update changes manager and rates; Missing data and the other rows", asyn
   for (const body of [{}, { rate_change_mode: "start-today" }]) {
     const missing = await sys.api("PUT", `${base}/${pu.id}`, { auth: owner.auth, body });
     t.equal(missing.status, 400, JSON.stringify(body));
-    t.equal(missing.body, "Missing data");
+    t.equal(missing.body, projectUserChangeMissing().rawMessage);
   }
   const empty = await sys.api("PUT", `${base}/${pu.id}`, { auth: owner.auth });
   t.equal(empty.status, 400);
-  t.equal(empty.body, "Missing data");
+  t.equal(empty.body, projectUserChangeMissing().rawMessage);
   t.equal((await sys.api("PUT", `${base}/${pu.id}`, { auth: owner.auth, body: { rate: 10 } })).status, 402);
   for (const id of ["999999", "0"]) {
     const gone = await sys.api("PUT", `${base}/${id}`, { auth: owner.auth, body: { manager: true } });
     t.equal(gone.status, 400, id);
-    t.equal(gone.body, "Project user not found/accessible");
+    t.equal(gone.body, projectUserNotFound().rawMessage);
   }
   await world.tracking("projects").where({ id: project.id }).update({ server_deleted_at: clock.now() });
   const deleted = await sys.api("PUT", `${base}/${pu.id}`, { auth: owner.auth, body: { manager: false } });
   t.equal(deleted.status, 400);
-  t.equal(deleted.body, "Invalid project_id");
+  t.equal(deleted.body, invalidProject().rawMessage);
 });
 
 t.test("delete removes the project user; the errors of the specification", async (t) => {
@@ -137,12 +138,12 @@ t.test("delete removes the project user; the errors of the specification", async
   t.same(await list(`?project_ids=${project.id}`), []);
   const again = await sys.api("DELETE", `${base}/${pu.id}`, { auth: owner.auth });
   t.equal(again.status, 400);
-  t.equal(again.body, "Project user not found/accessible");
+  t.equal(again.body, projectUserNotFound().rawMessage);
   const other = await addProjectUser({ project_id: project.id, user_id: bob.id });
   await world.tracking("projects").where({ id: project.id }).update({ server_deleted_at: clock.now() });
   const deleted = await sys.api("DELETE", `${base}/${other.id}`, { auth: owner.auth });
   t.equal(deleted.status, 400);
-  t.equal(deleted.body, "Invalid project_id");
+  t.equal(deleted.body, invalidProject().rawMessage);
   t.equal((await sys.api("DELETE", `${base}/abc`, { auth: owner.auth })).status, 400);
 });
 
@@ -165,9 +166,9 @@ t.test("the list filters by project_ids (at most 200) and user_id", async (t) =>
   t.equal(res.body, "project_ids cannot exceed 200 elements");
   t.equal((await sys.api("GET", `${base}?project_ids=${Array.from({ length: 200 }, (_, i) => i + 1).join(",")}`, { auth: owner.auth })).status, 200, "200 are allowed");
   for (const [query, message] of [
-    ["?project_ids=1,x", "Invalid project_ids"],
-    ["?project_ids=-3", "Invalid project_ids"],
-    ["?user_id=abc", "Invalid user_id"],
+    ["?project_ids=1,x", invalidValue("project_ids").rawMessage],
+    ["?project_ids=-3", invalidValue("project_ids").rawMessage],
+    ["?user_id=abc", invalidUser().rawMessage],
     ["?with_group_members=maybe", "Invalid value for with_group_members: expected true or false"],
   ]) {
     const bad = await sys.api("GET", `${base}${query}`, { auth: owner.auth });
@@ -237,7 +238,7 @@ t.test("PATCH changes each listed project user on its own", async (t) => {
   const b = await addProjectUser({ project_id: project.id, user_id: bob.id });
   const res = await sys.api("PATCH", `${base}/${a.id},${b.id},999999`, { auth: owner.auth, body: [{ op: "replace", path: "/manager", value: true }] });
   t.equal(res.status, 200, res.text);
-  t.same(res.body, { failure: [{ id: 999999, message: "Project user not found/accessible" }], success: [a.id, b.id] });
+  t.same(res.body, { failure: [{ id: 999999, message: projectUserNotFound().rawMessage }], success: [a.id, b.id] });
   t.ok((await list(`?project_ids=${project.id}`)).every((p: { manager: boolean }) => p.manager));
   await setPremium(true);
   t.teardown(() => setPremium(false));
@@ -277,7 +278,7 @@ t.test("PATCH refuses malformed requests as a whole, with the specification's me
   t.equal(long.body, "PATCH request is limited to 100 entries at once");
   const premium = await sys.api("PATCH", `${base}/${pu.id}`, { auth: owner.auth, body: [{ op: "replace", path: "/rate", value: 5 }] });
   t.equal(premium.status, 402);
-  t.equal(premium.body, "premium needed to use rate");
+  t.equal(premium.body, premiumNeeded("rate").rawMessage);
   const notArray = await sys.api("PATCH", `${base}/${pu.id}`, { auth: owner.auth, body: { op: "replace" } });
   t.equal(notArray.status, 400);
   t.match((await list(`?project_ids=${project.id}`))[0], { manager: false, rate: null }, "nothing changed");
@@ -297,10 +298,10 @@ t.test("a user outside the workspace gets 403 and changes nothing", async (t) =>
     t.equal(res.status, 403, `${method} ${path}`);
   }
   const theirs = `/api/v9/workspaces/${stranger.workspaceId}/project_users`;
-  t.equal((await sys.api("PUT", `${theirs}/${pu.id}`, { auth: stranger.auth, body: { manager: true } })).body, "Project user not found/accessible");
-  t.equal((await sys.api("POST", theirs, { auth: stranger.auth, body: { project_id: project.id, user_id: stranger.id } })).body, "Invalid project_id");
+  t.equal((await sys.api("PUT", `${theirs}/${pu.id}`, { auth: stranger.auth, body: { manager: true } })).body, projectUserNotFound().rawMessage);
+  t.equal((await sys.api("POST", theirs, { auth: stranger.auth, body: { project_id: project.id, user_id: stranger.id } })).body, invalidProject().rawMessage);
   const patched = await sys.api("PATCH", `${theirs}/${pu.id}`, { auth: stranger.auth, body: [{ op: "replace", path: "/manager", value: true }] });
-  t.same(patched.body, { failure: [{ id: pu.id, message: "Project user not found/accessible" }], success: [] });
+  t.same(patched.body, { failure: [{ id: pu.id, message: projectUserNotFound().rawMessage }], success: [] });
   t.same(await sys.api("GET", theirs, { auth: stranger.auth }).then((r) => r.body), []);
   t.match((await list(`?project_ids=${project.id}`))[0], { id: pu.id, manager: false });
 });

@@ -6,6 +6,7 @@ import { projectGroups } from "../project-groups/store.js";
 import { projectUsers } from "../project-users/store.js";
 import { timeEntries } from "../time-entries/store.js";
 import { eventObject, trackingWorld } from "./tracking-support.js";
+import { activeFilterInvalid, deletionModeInvalid, invalidProject, nameTaken, premiumNeeded, projectCreationAdminsOnly, projectEndBeforeStart, projectNameEmpty, recurringParametersMissing, sortOrderInvalid, templateInvalid, widMismatch } from "../errors.js";
 
 const clock = new ManualClock(new Date("2026-03-15T12:00:00Z"));
 const sys: TestSystem = await startTestSystem(t, { clock });
@@ -83,17 +84,17 @@ t.test("status is derived from archive, timeframe and deletion", async (t) => {
 t.test("create and update refuse bad values with the reference's messages and change nothing", async (t) => {
   const before = await names("?active=both");
   for (const [body, status, message] of [
-    [{ name: "" }, 400, "Project name must not be empty"],
-    [{}, 400, "Project name must not be empty"],
+    [{ name: "" }, 400, projectNameEmpty().rawMessage],
+    [{}, 400, projectNameEmpty().rawMessage],
     [{ name: "x".repeat(256) }, 400, "Project name must be at most 255 characters"],
     [{ name: "Bad color", color: "red" }, 400, "Error in validating color 'red'. Project color must be a hex value in the form of #[0-9a-f]{6}."],
     [{ name: "Bad color", color: "#12345" }, 400, "Error in validating color '#12345'. Project color must be a hex value in the form of #[0-9a-f]{6}."],
     [{ name: "No client", client_id: 999999 }, 400, `Client with the ID 999999 isn't present in workspace ${owner.workspaceId}`],
     [{ name: "No client", cid: 999998 }, 400, `Client with the ID 999998 isn't present in workspace ${owner.workspaceId}`],
     [{ name: "Bad date", start_date: "2026-02-30" }, 400, "start_date must be a date in the form YYYY-MM-DD"],
-    [{ name: "Backwards", start_date: "2026-05-01", end_date: "2026-04-01" }, 400, "end_date must not be earlier than start_date"],
-    [{ name: "Apollo" }, 400, "Name has already been taken"],
-    [{ name: "Other", wid: owner.workspaceId + 1000 }, 400, "wid does not match the workspace of the path"],
+    [{ name: "Backwards", start_date: "2026-05-01", end_date: "2026-04-01" }, 400, projectEndBeforeStart().rawMessage],
+    [{ name: "Apollo" }, 400, nameTaken().rawMessage],
+    [{ name: "Other", wid: owner.workspaceId + 1000 }, 400, widMismatch().rawMessage],
     [{ name: 7 }, 400, "Invalid value for name: expected string, got number"],
   ] as const) {
     const res = await sys.api("POST", base, { auth: owner.auth, body });
@@ -136,7 +137,7 @@ t.test("premium fields need a premium workspace (402); their free values pass", 
   t.equal(badMode.body, "rate_change_mode must be one of start-today, override-current, override-all");
   const noParams = await sys.api("POST", base, { auth: owner.auth, body: { name: "Recurring bare", recurring: true } });
   t.equal(noParams.status, 400);
-  t.equal(noParams.body, "recurring_parameters are required for a recurring project");
+  t.equal(noParams.body, recurringParametersMissing().rawMessage);
 });
 
 t.test("client_name makes the client when missing and reuses it when there", async (t) => {
@@ -163,7 +164,7 @@ t.test("only_admins_may_create_projects: members get 403 with the specification'
   t.teardown(() => w.setWorkspace({ only_admins_may_create_projects: false }));
   const res = await sys.api("POST", base, { auth: member.auth, body: { name: "Member's" } });
   t.equal(res.status, 403);
-  t.equal(res.body, "Only admins may create projects in this workspace");
+  t.equal(res.body, projectCreationAdminsOnly().rawMessage);
   await create({ name: "Admin's" });
 });
 
@@ -187,7 +188,7 @@ t.test("private projects are seen by admins, their project users and their group
   t.notOk(seen.includes("Secret Project"));
   const hidden = await sys.api("GET", `${base}/${secret.id}`, { auth: member.auth });
   t.equal(hidden.status, 400);
-  t.equal(hidden.body, "Invalid project_id");
+  t.equal(hidden.body, invalidProject().rawMessage);
   await w.tracking.transaction((trx) =>
     projectUsers.insert(trx, { workspace_id: owner.workspaceId, project_id: secret.id, user_id: member.id, manager: false, rate: null, labour_cost: null, rate_last_updated: null, labour_cost_last_updated: null, at: clock.now() }),
   );
@@ -230,7 +231,7 @@ t.test("update changes the fields given and keeps the others", async (t) => {
   t.ok((await w.events("project")).some((e) => e.action === "updated" && e.objectId === String(p.id)));
   const missing = await sys.api("PUT", `${base}/999999`, { auth: owner.auth, body: { name: "x" } });
   t.equal(missing.status, 400);
-  t.equal(missing.body, "Invalid project_id");
+  t.equal(missing.body, invalidProject().rawMessage);
 });
 
 t.test("actual_seconds and actual_hours come from the project's stopped time entries", async (t) => {
@@ -267,7 +268,7 @@ t.test("delete: teDeletionMode unassign (default) keeps the entries, delete remo
     else t.match(after, { project_id: null, server_deleted_at: null }, `entries unassigned (${mode || "default"})`);
     const gone = await sys.api("GET", `${base}/${p.id}`, { auth: owner.auth });
     t.equal(gone.status, 400);
-    t.equal(gone.body, "Invalid project_id");
+    t.equal(gone.body, invalidProject().rawMessage);
     t.ok((await w.events("project")).some((e) => e.action === "deleted" && e.objectId === String(p.id)));
     t.same(await projectUsers.list(w.tracking, owner.workspaceId, { where: { project_id: p.id } }), [], "its project users go with it");
     const deletedSince = await sys.api("GET", `${base}?since=${Math.floor(clock.now().getTime() / 1000)}&statuses=deleted`, { auth: owner.auth });
@@ -275,10 +276,10 @@ t.test("delete: teDeletionMode unassign (default) keeps the entries, delete remo
   }
   const bad = await sys.api("DELETE", `${base}/1?teDeletionMode=explode`, { auth: owner.auth });
   t.equal(bad.status, 400);
-  t.equal(bad.body, "Invalid teDeletionMode: expected delete or unassign");
+  t.equal(bad.body, deletionModeInvalid().rawMessage);
   const missing = await sys.api("DELETE", `${base}/999999`, { auth: owner.auth });
   t.equal(missing.status, 400);
-  t.equal(missing.body, "Invalid project_id");
+  t.equal(missing.body, invalidProject().rawMessage);
 });
 
 t.test("the list: each query parameter alone and combined", async (t) => {
@@ -348,9 +349,9 @@ t.test("the list: each query parameter alone and combined", async (t) => {
   t.same(seen.body.map((p: { name: string }) => p.name), ["Alpha", "delta", "Gamma"]);
   for (const [query, message] of [
     ["?sort_field=colour", "Invalid sort_field: expected one of name, created_at, at, start_date, end_date"],
-    ["?sort_order=sideways", "Invalid sort_order: expected ASC or DESC"],
+    ["?sort_order=sideways", sortOrderInvalid().rawMessage],
     ["?statuses=finished", "Invalid status 'finished': expected one of upcoming, active, ended, archived, deleted"],
-    ["?active=maybe", "Invalid value for active: expected true, false or both"],
+    ["?active=maybe", activeFilterInvalid().rawMessage],
     ["?billable=perhaps", "Invalid value for billable: expected true or false"],
     ["?user_ids=x", "Invalid value for user_ids: expected integer, got string"],
   ]) {
@@ -386,20 +387,20 @@ t.test("PATCH applies RFC 6902 operations to each project and answers success an
     { op: "remove", path: "/client_id" },
   ]);
   t.equal(res.status, 200, res.text);
-  t.same(res.body, { failure: [{ id: 999999, message: "Invalid project_id" }], success: [a.id, b.id] });
+  t.same(res.body, { failure: [{ id: 999999, message: invalidProject().rawMessage }], success: [a.id, b.id] });
   for (const id of [a.id, b.id]) {
     const got = (await sys.api("GET", `${base}/${id}`, { auth: owner.auth })).body;
     t.match(got, { color: "#123456", is_private: true, client_id: null });
   }
   const clash = await patch(`${a.id},${b.id}`, [{ op: "replace", path: "/name", value: "Patch Same" }]);
-  t.same(clash.body, { failure: [{ id: b.id, message: "Name has already been taken" }], success: [a.id] }, "each project on its own");
+  t.same(clash.body, { failure: [{ id: b.id, message: nameTaken().rawMessage }], success: [a.id] }, "each project on its own");
   const premium = await patch(`${a.id}`, [{ op: "replace", path: "/billable", value: true }]);
-  t.same(premium.body, { failure: [{ id: a.id, message: "premium needed to use billable" }], success: [] });
+  t.same(premium.body, { failure: [{ id: a.id, message: premiumNeeded("billable").rawMessage }], success: [] });
   const badColor = await patch(`${a.id}`, [{ op: "replace", path: "/color", value: "blue" }]);
   t.same(badColor.body.failure, [{ id: a.id, message: "Error in validating color 'blue'. Project color must be a hex value in the form of #[0-9a-f]{6}." }]);
   const c = await create({ name: "Patch C", is_private: false });
   const notMine = await patch(`${c.id},${a.id}`, [{ op: "replace", path: "/name", value: "Hijack" }], member);
-  t.same(notMine.body, { failure: [{ id: c.id, message: "User does not have access to this resource." }, { id: a.id, message: "Invalid project_id" }], success: [] }, "a private project the member does not see is not found");
+  t.same(notMine.body, { failure: [{ id: c.id, message: "User does not have access to this resource." }, { id: a.id, message: invalidProject().rawMessage }], success: [] }, "a private project the member does not see is not found");
   const negative = await patch(`${c.id}`, [{ op: "replace", path: "/estimated_hours", value: -1 }]);
   t.same(negative.body.failure, [{ id: c.id, message: "estimated_hours must not be negative" }]);
   const end = await patch(`${a.id}`, [{ op: "replace", path: "/end_date", value: "2026-12-31" }, { op: "replace", path: "/active", value: false }]);
@@ -443,7 +444,7 @@ t.test("another workspace: 403 for strangers, and no project of it is reachable 
   const cross = await sys.api("GET", `${base}/${own.id}`, { auth: owner.auth });
   t.equal(cross.status, 400, "a project of another workspace is not found through this one");
   const crossPatch = await sys.api("PATCH", `${base}/${own.id}`, { auth: owner.auth, body: [{ op: "replace", path: "/name", value: "Taken" }] });
-  t.same(crossPatch.body, { failure: [{ id: own.id, message: "Invalid project_id" }], success: [] });
+  t.same(crossPatch.body, { failure: [{ id: own.id, message: invalidProject().rawMessage }], success: [] });
   t.notOk((await names("?active=both")).includes("Stranger's"));
   t.equal((await sys.api("GET", `${theirs}/${own.id}`, { auth: stranger.auth })).body.name, "Stranger's", "unchanged");
   t.match((await sys.api("GET", `${base}/${p.id}`, { auth: owner.auth })).body, { name: "Guarded" }, "unchanged");
@@ -487,5 +488,5 @@ t.test("template_id copies the template's settings into the new project", async 
   t.match(fromTemplate, { template_id: template.id, color: "#654321", billable: true, rate: 90, is_private: false, template: false });
   const notTemplate = await sys.api("POST", base, { auth: owner.auth, body: { name: "Bad template", template_id: fromTemplate.id } });
   t.equal(notTemplate.status, 400);
-  t.equal(notTemplate.body, "Invalid template_id");
+  t.equal(notTemplate.body, templateInvalid().rawMessage);
 });

@@ -6,6 +6,7 @@ import { connectDatabase, type Knex } from "../../../lib/db.js";
 import type { TrackingService } from "../index.js";
 import { accountsDb, addMember, ownOrganization } from "../../accounts/test/organization-support.js";
 import { lastEndedPeriod } from "../reminders/rules.js";
+import { frequencyInvalid, frequencyMissing, invalidValue, recipientsMissing, reminderNotFound, thresholdMissing } from "../errors.js";
 
 /**
  * Track reminders: CRUD by workspace admins with every validation, and the scheduler that mails
@@ -70,7 +71,7 @@ t.test("create answers the reminder field for field; list, update and delete", a
   t.same((await sys.api("GET", base, { auth: owner.auth })).body, []);
   const again = await sys.api("DELETE", `${base}/${id}`, { auth: owner.auth });
   t.equal(again.status, 404);
-  t.equal(again.body, "Track reminder not found");
+  t.equal(again.body, reminderNotFound().rawMessage);
   const putGone = await sys.api("PUT", `${base}/${id}`, { auth: owner.auth, body: { frequency: 1, threshold: 1, user_ids: [member.id] } });
   t.equal(putGone.status, 404);
 });
@@ -78,17 +79,17 @@ t.test("create answers the reminder field for field; list, update and delete", a
 t.test("bad settings are refused with a 400 and change nothing", async (t) => {
   const before = await count();
   for (const [body, message] of [
-    [{ threshold: 2, user_ids: [member.id] }, "frequency is required"],
-    [{ frequency: 2, threshold: 2, user_ids: [member.id] }, "frequency should be either 1 or 7"],
-    [{ frequency: 1, user_ids: [member.id] }, "threshold is required"],
+    [{ threshold: 2, user_ids: [member.id] }, frequencyMissing().rawMessage],
+    [{ frequency: 2, threshold: 2, user_ids: [member.id] }, frequencyInvalid().rawMessage],
+    [{ frequency: 1, user_ids: [member.id] }, thresholdMissing().rawMessage],
     [{ frequency: 1, threshold: 0, user_ids: [member.id] }, "threshold should be a whole number of hours from 1 to 24"],
     [{ frequency: 1, threshold: 25, user_ids: [member.id] }, "threshold should be a whole number of hours from 1 to 24"],
     [{ frequency: 7, threshold: 169, user_ids: [member.id] }, "threshold should be a whole number of hours from 1 to 168"],
     [{ frequency: 1, threshold: 1.5, user_ids: [member.id] }, "threshold should be a whole number of hours from 1 to 24"],
-    [{ frequency: 1, threshold: 2 }, "One of user_ids or group_ids is required"],
-    [{ frequency: 1, threshold: 2, user_ids: [], group_ids: [] }, "One of user_ids or group_ids is required"],
+    [{ frequency: 1, threshold: 2 }, recipientsMissing().rawMessage],
+    [{ frequency: 1, threshold: 2, user_ids: [], group_ids: [] }, recipientsMissing().rawMessage],
     [{ frequency: 1, threshold: 2, user_ids: [stranger.id] }, `Invalid user_ids: ${stranger.id} not in the workspace`],
-    [{ frequency: 1, threshold: 2, user_ids: [0] }, "Invalid user_ids"],
+    [{ frequency: 1, threshold: 2, user_ids: [0] }, invalidValue("user_ids").rawMessage],
     [{ frequency: 1, threshold: 2, group_ids: [unassignedGroupId] }, `Invalid group_ids: ${unassignedGroupId} not in the workspace`],
     [{ frequency: 1, threshold: 2, group_ids: [groupId + 1000] }, `Invalid group_ids: ${groupId + 1000} not in the workspace`],
   ] as const) {

@@ -3,6 +3,7 @@ import { startTestSystem, type TrackUser } from "../../../test/support/harness.j
 import { ManualClock } from "../../../lib/clock.js";
 import { TagSchema } from "../../../gen/tracking/v1/tags_pb.js";
 import { eventObject, expectRefusals, trackingWorld } from "./tracking-support.js";
+import { tagManagementAdminsOnly, tagNameBlank, tagNotFound } from "../errors.js";
 
 const clock = new ManualClock(new Date("2025-03-01T10:00:00Z"));
 const sys = await startTestSystem(t, { clock });
@@ -42,9 +43,9 @@ t.test("names are unique per workspace ignoring case, and bad names change nothi
   await expectRefusals(t, sys, { method: "POST", path: base, auth: owner.auth }, [
     [{ name: "urgent" }, "a tag with the name 'urgent' already exists"],
     [{ name: "URGENT " }, "a tag with the name 'URGENT' already exists"],
-    [{ name: "" }, "tag name can't be blank"],
-    [{ name: "   " }, "tag name can't be blank"],
-    [{}, "tag name can't be blank"],
+    [{ name: "" }, tagNameBlank().rawMessage],
+    [{ name: "   " }, tagNameBlank().rawMessage],
+    [{}, tagNameBlank().rawMessage],
     [{ name: "x".repeat(101) }, "tag name can't be longer than 100 characters"],
     [{ name: 7 }, "Invalid value for name: expected string, got number"],
   ]);
@@ -80,12 +81,12 @@ t.test("update renames; the name rules apply; a missing tag is 404", async (t) =
   t.equal((await sys.api("PUT", `${base}/${tag.id}`, { auth: owner.auth, body: { name: "reviewed" } })).status, 200, "a tag may change its own name's case");
   await expectRefusals(t, sys, { method: "PUT", path: `${base}/${tag.id}`, auth: owner.auth }, [
     [{ name: "FINAL" }, "a tag with the name 'FINAL' already exists"],
-    [{ name: " " }, "tag name can't be blank"],
+    [{ name: " " }, tagNameBlank().rawMessage],
   ]);
   for (const id of ["999999999", "0", "-1"]) {
     const missing = await sys.api("PUT", `${base}/${id}`, { auth: owner.auth, body: { name: "Ghost" } });
     t.equal(missing.status, 404, id);
-    t.equal(missing.body, "Tag was not found");
+    t.equal(missing.body, tagNotFound().rawMessage);
   }
   const bad = await sys.api("PUT", `${base}/abc`, { auth: owner.auth, body: { name: "Ghost" } });
   t.equal(bad.status, 400);
@@ -99,7 +100,7 @@ t.test("delete removes the tag; its name is free again; a second delete is 404",
   t.equal(res.text, "");
   const again = await sys.api("DELETE", `${base}/${tag.id}`, { auth: owner.auth });
   t.equal(again.status, 404);
-  t.equal(again.body, "Tag was not found");
+  t.equal(again.body, tagNotFound().rawMessage);
   const rename = await sys.api("PUT", `${base}/${tag.id}`, { auth: owner.auth, body: { name: "Back" } });
   t.equal(rename.status, 404, "a deleted tag cannot be renamed");
   const reborn = await createTag("temporary");
@@ -111,7 +112,7 @@ t.test("plain members manage tags unless only admins may, which is 403 for them"
   t.equal(own.creator_id, member.id);
   await world.setWorkspace({ only_admins_may_create_tags: true });
   t.teardown(() => world.setWorkspace({ only_admins_may_create_tags: false }));
-  const message = "Only organization or workspace administrators may manage tags in this workspace.";
+  const message = tagManagementAdminsOnly().rawMessage;
   for (const [method, path, body] of [
     ["POST", base, { name: "Not Allowed" }],
     ["PUT", `${base}/${own.id}`, { name: "Renamed" }],

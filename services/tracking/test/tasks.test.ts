@@ -4,6 +4,7 @@ import { ManualClock } from "../../../lib/clock.js";
 import { TaskSchema } from "../../../gen/tracking/v1/tasks_pb.js";
 import { timeEntries } from "../time-entries/store.js";
 import { eventObject, trackingWorld } from "./tracking-support.js";
+import { activeFilterInvalid, archivedProjectTasks, invalidProject, invalidTask, invalidUser, nameTaken, sortOrderInvalid, taskNameEmpty, taskSortFieldInvalid } from "../errors.js";
 
 const clock = new ManualClock(new Date("2026-03-15T12:00:00Z"));
 const sys: TestSystem = await startTestSystem(t, { clock });
@@ -60,13 +61,13 @@ t.test("create refuses bad input with clear messages and changes nothing", async
   const before = (await api("GET", `${ws}/projects/${p.id}/tasks`)).body.length;
   const archived = await project({ name: "Archived one", active: false });
   for (const [path, body, status, message] of [
-    [`${ws}/projects/${p.id}/tasks`, {}, 400, "Task name must not be empty"],
-    [`${ws}/projects/${p.id}/tasks`, { name: "  " }, 400, "Task name must not be empty"],
+    [`${ws}/projects/${p.id}/tasks`, {}, 400, taskNameEmpty().rawMessage],
+    [`${ws}/projects/${p.id}/tasks`, { name: "  " }, 400, taskNameEmpty().rawMessage],
     [`${ws}/projects/${p.id}/tasks`, { name: "x".repeat(256) }, 400, "Task name must be at most 255 characters"],
-    [`${ws}/projects/${p.id}/tasks`, { name: "design" }, 400, "Name has already been taken"],
-    [`${ws}/projects/${p.id}/tasks`, { name: "Other", user_id: stranger.id }, 400, "Invalid user_id"],
-    [`${ws}/projects/999999/tasks`, { name: "Nowhere" }, 400, "Invalid project_id"],
-    [`${ws}/projects/${archived.id}/tasks`, { name: "Late" }, 400, "Can not change tasks of archived project"],
+    [`${ws}/projects/${p.id}/tasks`, { name: "design" }, 400, nameTaken().rawMessage],
+    [`${ws}/projects/${p.id}/tasks`, { name: "Other", user_id: stranger.id }, 400, invalidUser().rawMessage],
+    [`${ws}/projects/999999/tasks`, { name: "Nowhere" }, 400, invalidProject().rawMessage],
+    [`${ws}/projects/${archived.id}/tasks`, { name: "Late" }, 400, archivedProjectTasks().rawMessage],
     [`${ws}/projects/${p.id}/tasks`, { name: "Member's" }, 403, "User does not have access to this resource."],
   ] as const) {
     const res = await api("POST", path, body, message.startsWith("User") ? member : owner);
@@ -87,10 +88,10 @@ t.test("update, done, assignee, and delete", async (t) => {
   const other = await project({ name: "Other project" });
   const wrongProject = await api("GET", `${ws}/projects/${other.id}/tasks/${x.id}`);
   t.equal(wrongProject.status, 400);
-  t.equal(wrongProject.body, "Invalid task_id", "a task is reached only through its project");
+  t.equal(wrongProject.body, invalidTask().rawMessage, "a task is reached only through its project");
   const missing = await api("PUT", `${ws}/projects/${p.id}/tasks/999999`, { name: "x" });
   t.equal(missing.status, 400);
-  t.equal(missing.body, "Invalid task_id");
+  t.equal(missing.body, invalidTask().rawMessage);
   const del = await api("DELETE", `${ws}/projects/${p.id}/tasks/${x.id}`);
   t.equal(del.status, 200);
   t.equal(del.text, "");
@@ -136,9 +137,9 @@ t.test("GET /workspaces/{id}/tasks: the reference's envelope with its parameters
   t.same(await names("start_date=2026-03-16"), []);
   t.ok(done);
   for (const [query, message] of [
-    ["sort_field=rate", "Invalid sort_field: expected name or created_at"],
-    ["sort_order=up", "Invalid sort_order: expected ASC or DESC"],
-    ["active=sometimes", "Invalid value for active: expected true, false or both"],
+    ["sort_field=rate", taskSortFieldInvalid().rawMessage],
+    ["sort_order=up", sortOrderInvalid().rawMessage],
+    ["active=sometimes", activeFilterInvalid().rawMessage],
     ["start_date=yesterday", "start_date must be a date in the form YYYY-MM-DD"],
   ]) {
     const bad = await api("GET", `${ws}/tasks?${query}`);
@@ -152,7 +153,7 @@ t.test("tasks of private projects are hidden like their projects; /me/tasks list
   const hiddenTask = await task(secret.id, { name: "Hidden task" });
   const memberView = await api("GET", `${ws}/projects/${secret.id}/tasks`, undefined, member);
   t.equal(memberView.status, 400);
-  t.equal(memberView.body, "Invalid project_id");
+  t.equal(memberView.body, invalidProject().rawMessage);
   const all = await api("GET", `${ws}/tasks?per_page=200`, undefined, member);
   t.notOk(all.body.data.some((x: { id: number }) => x.id === hiddenTask.id));
   const mine = await api("GET", "/api/v9/me/tasks", undefined, member);

@@ -1,6 +1,7 @@
 import t from "tap";
 import { startTestSystem, type TestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
+import { listDatesReversed, listDatesUnpaired } from "../errors.js";
 
 // GET /me/time_entries: the recent window, since, before, start_date/end_date in the user's zone.
 const clock = new ManualClock(new Date("2025-03-20T12:00:00Z"));
@@ -83,10 +84,10 @@ t.test("meta=true adds the meta fields to listed entries", async (t) => {
 
 t.test("bad parameters answer 400 and never 5xx", async (t) => {
   for (const [query, message] of [
-    ["?start_date=2025-03-01", "start_date and end_date must be given together"],
-    ["?end_date=2025-03-01", "start_date and end_date must be given together"],
-    ["?start_date=2025-03-10&end_date=2025-03-10", "end_date must be after start_date"],
-    ["?start_date=2025-03-10&end_date=2025-03-01", "end_date must be after start_date"],
+    ["?start_date=2025-03-01", listDatesUnpaired().rawMessage],
+    ["?end_date=2025-03-01", listDatesUnpaired().rawMessage],
+    ["?start_date=2025-03-10&end_date=2025-03-10", listDatesReversed().rawMessage],
+    ["?start_date=2025-03-10&end_date=2025-03-01", listDatesReversed().rawMessage],
     ["?start_date=2025-13-01&end_date=2025-14-01", /^Invalid start_date/],
     ["?start_date=2025-03-01&end_date=tomorrow", /^Invalid end_date/],
     ["?before=someday", /^Invalid before/],

@@ -1,6 +1,7 @@
 import t from "tap";
 import { startTestSystem, type TestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
+import { stopBeforeStart, timeEntryNotFound } from "../errors.js";
 
 // Bulk PATCH of time entries, and what projects read from or do to their entries.
 const clock = new ManualClock(new Date("2025-03-20T12:00:00Z"));
@@ -32,8 +33,8 @@ t.test("replace and add apply to each entry; unknown and foreign ids fail alone"
   t.same(res.body, {
     success: [a.id, b.id],
     failure: [
-      { id: 999999, message: "Time entry not found" },
-      { id: foreign.id, message: "Time entry not found" },
+      { id: 999999, message: timeEntryNotFound().rawMessage },
+      { id: foreign.id, message: timeEntryNotFound().rawMessage },
     ],
   });
   t.match(await get(a.id), { description: "patched", billable: true, tags: ["two"] });
@@ -55,7 +56,7 @@ t.test("remove clears a field; operations apply in order; times are checked per 
   t.same(moved.body.success, [a.id]);
   t.match(await get(a.id), { start: "2025-03-19T07:00:00+00:00", stop: "2025-03-19T08:01:00+00:00", duration: 3660 }, "a stopped entry keeps its stop");
   const bad = await patch(String(a.id), [{ op: "replace", path: "/stop", value: "2025-03-19T06:00:00Z" }]);
-  t.same(bad.body, { success: [], failure: [{ id: a.id, message: "Stop time must be after start time" }] });
+  t.same(bad.body, { success: [], failure: [{ id: a.id, message: stopBeforeStart().rawMessage }] });
 });
 
 t.test("a malformed request is refused as a whole with the real API's messages", async (t) => {
@@ -85,7 +86,7 @@ t.test("a malformed request is refused as a whole with the real API's messages",
   const ok = await patch(longest, [{ op: "replace", path: "/description", value: "x" }]);
   t.equal(ok.status, 200, ok.text);
   t.equal(ok.body.failure.length, 100, "unknown ids fail one by one");
-  t.same(ok.body.failure[0], { id: 1_000_000_000_000_000, message: "Time entry not found" });
+  t.same(ok.body.failure[0], { id: 1_000_000_000_000_000, message: timeEntryNotFound().rawMessage });
 });
 
 t.test("another workspace's caller is refused", async (t) => {

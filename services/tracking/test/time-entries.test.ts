@@ -7,6 +7,7 @@ import { connectDatabase } from "../../../lib/db.js";
 import { EventSchema } from "../../../gen/events/v1/event_pb.js";
 import { TimeEntrySchema } from "../../../gen/tracking/v1/time_entries_pb.js";
 import { accountsDb, addMember, ownOrganization } from "../../accounts/test/organization-support.js";
+import { createdWithMissing, durationMismatch, invalidProject, invalidTask, invalidUser, runningWithStop, startDateInvalid, startMissing, stopBeforeStart, tagActionInvalid, tagIdsInvalid, taskNotOfProject, timeEntryIdInvalid, timeEntryNotFound, timeEntryStopped, workspaceIdMismatch } from "../errors.js";
 
 // The service's clock; the gate remembers access answers for 5 s of it (settings changes wait it out).
 const clock = new ManualClock(new Date("2025-03-10T12:00:00Z"));
@@ -118,21 +119,21 @@ t.test("stopped entries: stop, duration, or both when they agree", async (t) => 
 t.test("body rules refuse inconsistent or missing values with a 400 and change nothing", async (t) => {
   const before = await tracking("time_entries").count({ n: "*" }).first();
   for (const [body, message] of [
-    [{ start: "2025-03-01T08:00:00Z", stop: "2025-03-01T09:00:00Z", duration: 100 }, "start + duration must equal stop"],
-    [{ start: "2025-03-01T08:00:00Z", stop: "2025-03-01T07:00:00Z" }, "Stop time must be after start time"],
-    [{ start: "2025-03-01T08:00:00Z", stop: "2025-03-01T09:00:00Z", duration: -1 }, "A running time entry (negative duration) cannot have a stop time"],
+    [{ start: "2025-03-01T08:00:00Z", stop: "2025-03-01T09:00:00Z", duration: 100 }, durationMismatch().rawMessage],
+    [{ start: "2025-03-01T08:00:00Z", stop: "2025-03-01T07:00:00Z" }, stopBeforeStart().rawMessage],
+    [{ start: "2025-03-01T08:00:00Z", stop: "2025-03-01T09:00:00Z", duration: -1 }, runningWithStop().rawMessage],
     [{ start: "yesterday" }, /^Invalid start/],
     [{ start: "2025-02-30T08:00:00Z" }, /^Invalid start/],
     [{ start: "2025-03-01T08:00:00Z", stop: "later" }, /^Invalid stop/],
-    [{ start: "2025-03-01T08:00:00Z", start_date: "03/01/2025" }, "Invalid start_date: expected YYYY-MM-DD"],
-    [{ description: "no start" }, "start needs to be provided"],
-    [{ start: "2025-03-01T08:00:00Z", created_with: "" }, "created_with needs to be provided a valid string"],
-    [{ start: "2025-03-01T08:00:00Z", workspace_id: ws + 1000 }, "workspace_id does not match the workspace of the path"],
-    [{ start: "2025-03-01T08:00:00Z", wid: ws + 1000 }, "workspace_id does not match the workspace of the path"],
-    [{ start: "2025-03-01T08:00:00Z", tag_ids: [987654] }, "Invalid tag_ids"],
-    [{ start: "2025-03-01T08:00:00Z", project_id: 987654 }, "Invalid project_id"],
-    [{ start: "2025-03-01T08:00:00Z", task_id: 987654 }, "Invalid task_id"],
-    [{ start: "2025-03-01T08:00:00Z", tag_action: "toggle", tags: ["x"] }, "tag_action must be add or delete"],
+    [{ start: "2025-03-01T08:00:00Z", start_date: "03/01/2025" }, startDateInvalid().rawMessage],
+    [{ description: "no start" }, startMissing().rawMessage],
+    [{ start: "2025-03-01T08:00:00Z", created_with: "" }, createdWithMissing().rawMessage],
+    [{ start: "2025-03-01T08:00:00Z", workspace_id: ws + 1000 }, workspaceIdMismatch().rawMessage],
+    [{ start: "2025-03-01T08:00:00Z", wid: ws + 1000 }, workspaceIdMismatch().rawMessage],
+    [{ start: "2025-03-01T08:00:00Z", tag_ids: [987654] }, tagIdsInvalid().rawMessage],
+    [{ start: "2025-03-01T08:00:00Z", project_id: 987654 }, invalidProject().rawMessage],
+    [{ start: "2025-03-01T08:00:00Z", task_id: 987654 }, invalidTask().rawMessage],
+    [{ start: "2025-03-01T08:00:00Z", tag_action: "toggle", tags: ["x"] }, tagActionInvalid().rawMessage],
     [{ start: "2025-03-01T08:00:00Z", billable: "yes" }, /billable/],
     [{ start: "2025-03-01T08:00:00Z", duration: "long" }, /duration/],
     [{ start: "2025-03-01T08:00:00Z", tags: "x" }, /tags/],
@@ -141,7 +142,7 @@ t.test("body rules refuse inconsistent or missing values with a 400 and change n
     await expect400("POST", base, { created_with: "tests", ...body }, message);
   }
   const missing = await sys.api("POST", base, { auth: owner.auth, body: { start: "2025-03-01T08:00:00Z" } });
-  t.equal(missing.body, "created_with needs to be provided a valid string");
+  t.equal(missing.body, createdWithMissing().rawMessage);
   const nobody = await sys.api("POST", base, { auth: owner.auth });
   t.equal(nobody.status, 400);
   const after = await tracking("time_entries").count({ n: "*" }).first();
@@ -190,14 +191,14 @@ t.test("stop: running to stopped, then 409; unknown 404; bad id 400", async (t) 
   t.match(res.body, { id: e.id, stop: "2025-03-10T12:30:00+00:00", duration: 5400 });
   const again = await sys.api("PATCH", `${base}/${e.id}/stop`, { auth: owner.auth });
   t.equal(again.status, 409);
-  t.equal(again.body, "Time entry already stopped");
+  t.equal(again.body, timeEntryStopped().rawMessage);
   const unknown = await sys.api("PATCH", `${base}/999999/stop`, { auth: owner.auth });
   t.equal(unknown.status, 404);
-  t.equal(unknown.body, "Time entry not found");
+  t.equal(unknown.body, timeEntryNotFound().rawMessage);
   for (const bad of ["abc", "0", "-5"]) {
     const r = await sys.api("PATCH", `${base}/${bad}/stop`, { auth: owner.auth });
     t.equal(r.status, 400, bad);
-    t.equal(r.body, "Invalid time_entry_id");
+    t.equal(r.body, timeEntryIdInvalid().rawMessage);
   }
 });
 
@@ -219,13 +220,13 @@ t.test("PUT moves between states: a stop stops, a negative duration restarts, a 
   t.not(otherNow.body.stop, null, "the entry that ran was stopped");
   const bad = await sys.api("PUT", `${base}/${e.id}`, { auth: owner.auth, body: { stop: "2025-03-10T08:00:00Z" } });
   t.equal(bad.status, 400);
-  t.equal(bad.body, "Stop time must be after start time");
+  t.equal(bad.body, stopBeforeStart().rawMessage);
   t.equal((await current()).body.id, e.id, "a refused change changes nothing");
   const byAdmin = await sys.api("PATCH", `${base}/${e.id}/stop`, { auth: admin.auth });
   t.equal(byAdmin.status, 200, "a workspace admin may stop a member's entry");
   const unknown = await sys.api("PUT", `${base}/999999`, { auth: owner.auth, body: { description: "x" } });
   t.equal(unknown.status, 404);
-  t.equal(unknown.body, "Time entry not found");
+  t.equal(unknown.body, timeEntryNotFound().rawMessage);
 });
 
 t.test("tags: names are created, ids must exist, PUT adds and deletes", async (t) => {
@@ -246,7 +247,7 @@ t.test("tags: names are created, ids must exist, PUT adds and deletes", async (t
   const replaced = await sys.api("PUT", `${base}/${e.id}`, { auth: owner.auth, body: { tags: ["beta"] } });
   t.same(replaced.body.tags, ["beta"], "without tag_action the given tags replace the entry's");
   const otherTag = await sys.api("POST", `/api/v9/workspaces/${stranger.workspaceId}/tags`, { auth: stranger.auth, body: { name: "theirs" } });
-  await expect400("PUT", `${base}/${e.id}`, { tag_ids: [otherTag.body.id] }, "Invalid tag_ids");
+  await expect400("PUT", `${base}/${e.id}`, { tag_ids: [otherTag.body.id] }, tagIdsInvalid().rawMessage);
 });
 
 t.test("project and task must belong to the workspace, the task to the project; meta fields on request", async (t) => {
@@ -254,8 +255,8 @@ t.test("project and task must belong to the workspace, the task to the project; 
   const other = await project("Other");
   const tk = await task(p.id, "Design");
   const theirs = await project("Theirs", stranger.workspaceId, stranger);
-  await expect400("POST", base, { created_with: "x", start: "2025-03-03T08:00:00Z", project_id: theirs.id }, "Invalid project_id");
-  await expect400("POST", base, { created_with: "x", start: "2025-03-03T08:00:00Z", project_id: other.id, task_id: tk.id }, "Task does not belong to the project");
+  await expect400("POST", base, { created_with: "x", start: "2025-03-03T08:00:00Z", project_id: theirs.id }, invalidProject().rawMessage);
+  await expect400("POST", base, { created_with: "x", start: "2025-03-03T08:00:00Z", project_id: other.id, task_id: tk.id }, taskNotOfProject().rawMessage);
   const byTask = await create({ start: "2025-03-03T08:00:00Z", duration: 60, task_id: tk.id });
   t.match(byTask, { project_id: p.id, pid: p.id, task_id: tk.id, tid: tk.id }, "a task alone brings its project; aliases written");
   t.notOk("project_name" in byTask, "no meta fields unless asked");
@@ -273,12 +274,12 @@ t.test("a private project is, to members outside it, no project: entries cannot 
   const open = (await sys.api("POST", `/api/v9/workspaces/${ws}/projects`, { auth: owner.auth, body: { name: "Open entries", is_private: false } })).body;
   const secretTask = await task(secret.id, "Hidden work");
   const start = "2025-03-07T08:00:00Z";
-  await expect400("POST", base, { created_with: "x", start, duration: 60, project_id: secret.id }, "Invalid project_id", member);
-  await expect400("POST", base, { created_with: "x", start, duration: 60, task_id: secretTask.id }, "Invalid project_id", member);
+  await expect400("POST", base, { created_with: "x", start, duration: 60, project_id: secret.id }, invalidProject().rawMessage, member);
+  await expect400("POST", base, { created_with: "x", start, duration: 60, task_id: secretTask.id }, invalidProject().rawMessage, member);
   const mine = await create({ start, duration: 60, project_id: open.id }, member);
-  await expect400("PUT", `${base}/${mine.id}`, { project_id: secret.id }, "Invalid project_id", member);
+  await expect400("PUT", `${base}/${mine.id}`, { project_id: secret.id }, invalidProject().rawMessage, member);
   const patched = await sys.api("PATCH", `${base}/${mine.id}`, { auth: member.auth, body: [{ op: "replace", path: "/project_id", value: secret.id }] });
-  t.same(patched.body, { success: [], failure: [{ id: mine.id, message: "Invalid project_id" }] });
+  t.same(patched.body, { success: [], failure: [{ id: mine.id, message: invalidProject().rawMessage }] });
   t.equal((await sys.api("GET", `/api/v9/me/time_entries/${mine.id}`, { auth: member.auth })).body.project_id, open.id, "nothing changed");
   t.equal((await create({ start, duration: 60, project_id: secret.id }, admin)).project_id, secret.id, "admins see every project");
   const joined = await sys.api("POST", `/api/v9/workspaces/${ws}/project_users`, { auth: owner.auth, body: { project_id: secret.id, user_id: member.id } });
@@ -324,7 +325,7 @@ t.test("user_id: admins track for members; plain members only for themselves", a
   t.equal(mine.status, 200, "it is the member's entry");
   const refused = await sys.api("POST", base, { auth: member.auth, body: { created_with: "x", start: "2025-03-06T09:00:00Z", user_id: admin.id } });
   t.equal(refused.status, 403);
-  await expect400("POST", base, { created_with: "x", start: "2025-03-06T09:00:00Z", user_id: stranger.id }, "Invalid user_id", admin);
+  await expect400("POST", base, { created_with: "x", start: "2025-03-06T09:00:00Z", user_id: stranger.id }, invalidUser().rawMessage, admin);
   const othersEntry = await sys.api("PUT", `${base}/${byAdmin.id}`, { auth: owner.auth, body: { description: "by the owner, an admin" } });
   t.equal(othersEntry.status, 200);
   const mineOnly = await create({ start: "2025-03-06T10:00:00Z", duration: 60 }, owner);

@@ -1,7 +1,7 @@
 import type { Knex } from "../../../lib/db.js";
-import { badRequest, forbidden } from "../../../lib/errors.js";
 import type { Emit } from "../../../lib/storage.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import { invalidProject, invalidTask, invalidUser, otherUsersAdminsOnly, sharedWithInvalid, startNotGiven, tagIdsInvalid, taskNotOfProject } from "../errors.js";
 import { canSee, type Viewer } from "../projects/access.js";
 import { projects } from "../projects/store.js";
 import { tasks } from "../tasks/store.js";
@@ -48,14 +48,12 @@ export interface ChangeContext {
   viewer: () => Promise<Viewer>;
 }
 
-export const invalidUser = () => badRequest("Invalid user_id");
-
 /** The entry's owner after the change: the caller, or (admins only) another member of the workspace. */
 async function owner(cx: ChangeContext, existing: TimeEntryRow | undefined, change: EntryChange): Promise<number> {
   const caller = Number(cx.scope.userId);
   const current = existing?.user_id ?? caller;
   if (change.userId === undefined || change.userId === current) return current;
-  if (!cx.scope.admin) throw forbidden("Only workspace admins may track time for other users");
+  if (!cx.scope.admin) throw otherUsersAdminsOnly();
   if (!(await cx.members()).has(change.userId)) throw invalidUser();
   return change.userId;
 }
@@ -75,7 +73,7 @@ async function projectAndTask(cx: ChangeContext, existing: TimeEntryRow | undefi
 
 async function checkVisibleProject(cx: ChangeContext, projectId: number): Promise<void> {
   const project = await projects.getLive(cx.trx, cx.scope.workspace, BigInt(projectId));
-  if (!project || !(await canSee(cx.trx, cx.viewer, project))) throw badRequest("Invalid project_id");
+  if (!project || !(await canSee(cx.trx, cx.viewer, project))) throw invalidProject();
 }
 
 /** The task after the change, and the project it brings when the change names a task alone. */
@@ -83,9 +81,9 @@ async function taskOf(cx: ChangeContext, existing: TimeEntryRow | undefined, cha
   let taskId: number | null;
   if (change.taskId !== undefined && change.taskId !== null) {
     const task = await tasks.getLive(cx.trx, cx.scope.workspace, BigInt(change.taskId));
-    if (!task) throw badRequest("Invalid task_id");
+    if (!task) throw invalidTask();
     if (projectId === null && change.projectId === undefined) projectId = task.project_id;
-    if (task.project_id !== projectId) throw badRequest("Task does not belong to the project");
+    if (task.project_id !== projectId) throw taskNotOfProject();
     taskId = task.id;
   } else if (change.taskId === null || projectId === null) {
     taskId = null;
@@ -105,7 +103,7 @@ async function tagIds(cx: ChangeContext, existing: TimeEntryRow | undefined, ste
     const given = [...new Set(step.ids ?? [])];
     if (step.action !== "delete" && given.length) {
       const live = new Set((await liveTags(cx.trx, ws, given)).map((t) => t.id));
-      if (given.some((id) => !live.has(id))) throw badRequest("Invalid tag_ids");
+      if (given.some((id) => !live.has(id))) throw tagIdsInvalid();
     }
     const names = [...new Set((step.names ?? []).map(tagName))];
     if (names.length) {
@@ -131,7 +129,7 @@ async function sharedWith(cx: ChangeContext, existing: TimeEntryRow | undefined,
   const ids = [...new Set(given)].filter((id) => id !== ownerId);
   if (ids.length === 0) return [];
   const members = await cx.members();
-  if (ids.some((id) => !members.has(id))) throw badRequest("Invalid shared_with_user_ids: each must be a member of the workspace");
+  if (ids.some((id) => !members.has(id))) throw sharedWithInvalid();
   return ids;
 }
 
@@ -157,7 +155,7 @@ export async function saveEntry(cx: ChangeContext, existing: TimeEntryRow | unde
   let times: Timing;
   if (existing) times = updatedTiming(existing, change);
   else if (change.start) times = timing(change.start, change.stop, change.duration);
-  else throw badRequest("start must be given");
+  else throw startNotGiven();
   const fields = {
     user_id: userId,
     project_id: projectId,

@@ -3,12 +3,12 @@ import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { TimeEntryService, type TimeEntryBody } from "../../../gen/tracking/v1/time_entries_pb.js";
 import { applyEach, parseIdList, parsePatchOperations } from "../../../lib/bulk-patch.js";
-import { isUniqueViolation, type Knex } from "../../../lib/db.js";
-import { badRequest, conflict, notFound, noAccess } from "../../../lib/errors.js";
+import { noAccess } from "../../../lib/errors.js";
 import { requireUser } from "../../../lib/identity.js";
 import { storageId } from "../../../lib/ids.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
 import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
+import { createdWithMissing, INVALID_TIME_ENTRY_IDS, listDatesReversed, listDatesUnpaired, resourceNotFound, startMissing, timeEntryChangedConcurrently, timeEntryIdInvalid, timeEntryNotFound, timeEntryStopped, workspaceIdMismatch } from "../errors.js";
 import { viewerOf, type Viewer } from "../projects/access.js";
 import { deleteEntry, saveEntry, stopEntry, type ChangeContext, type EntryChange } from "./changes.js";
 import { ENTRY_PATCH_PATHS, patchChange } from "./patch.js";
@@ -16,19 +16,18 @@ import { entryInstant, knownZone, listBound, newestFirst, parseDay, RECENT_DAYS,
 import { runningEntry, timeEntries, userEntries, type TimeEntryRow } from "./store.js";
 import { entryMessages, type EntryView } from "./view.js";
 
-const noEntry = () => notFound("Time entry not found");
-
 /** Concurrent starts of one user collide on the running-entry key (or two on a new tag name): the loser runs again. */
-const MAX_ATTEMPTS = 3;
+/** Runs of a time entry change that collides on a unique key with a concurrent one before it answers 409. */
+const COLLISION_RUNS = 3;
 
 /** The body's values as a change; ids 0 clear the project or task (JSON null cannot be told from absent). */
 function bodyChange(body: TimeEntryBody | undefined, workspaceId: bigint, creating: boolean): EntryChange {
   const b = body ?? ({} as Partial<TimeEntryBody>);
   for (const wid of [b.workspaceId, b.wid]) {
-    if (wid !== undefined && wid !== 0n && wid !== workspaceId) throw badRequest("workspace_id does not match the workspace of the path");
+    if (wid !== undefined && wid !== 0n && wid !== workspaceId) throw workspaceIdMismatch();
   }
-  if (creating && !b.createdWith?.trim()) throw badRequest("created_with needs to be provided a valid string");
-  if (creating && !b.start) throw badRequest("start needs to be provided");
+  if (creating && !b.createdWith?.trim()) throw createdWithMissing();
+  if (creating && !b.start) throw startMissing();
   let start = b.start ? entryInstant(b.start, "start") : undefined;
   if (creating && start && b.startDate) start = withStartDate(start, b.startDate);
   const id = (v: bigint | undefined) => (v === undefined ? undefined : v === 0n ? null : Number(v));
@@ -59,34 +58,31 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
 
   const view = (meta: boolean, sharing: boolean): EntryView => ({ meta, sharing: sharing ? memberNames : undefined });
 
-  /** The workspace's member ids, asked of accounts at most once per request (a bulk patch shares them). */
-  function membersOnce(scope: WorkspaceScope): () => Promise<Set<number>> {
-    let members: Promise<Set<number>> | undefined;
-    return () => (members ??= memberNames(scope.workspaceId).then((m) => new Set(m.keys())));
-  }
-
-  /** The caller as a viewer of the workspace's projects, read (in the change's transaction) at most once per request. */
-  function viewerOnce(scope: WorkspaceScope): (trx: Knex.Transaction) => Promise<Viewer> {
-    let viewer: Promise<Viewer> | undefined;
-    return (trx) => (viewer ??= viewerOf(trx, identity, scope));
+  /**
+   * What a change needs from the accounts service, asked before its transaction begins (no call to
+   * another service while rows are locked), and only when the change needs it: the workspace's
+   * members when it names users, the caller as a viewer of private projects when it names a project
+   * or a task and the caller is no admin.
+   */
+  async function prepare(scope: WorkspaceScope, input: EntryChange): Promise<Pick<ChangeContext, "members" | "viewer">> {
+    const namesUsers = input.userId !== undefined || (input.sharedWith?.length ?? 0) > 0;
+    const namesProject = input.projectId != null || input.taskId != null;
+    const [members, viewer] = await Promise.all([
+      namesUsers ? memberNames(scope.workspaceId).then((m) => new Set(m.keys())) : new Set<number>(),
+      namesProject ? viewerOf(db, identity, scope) : ({ workspace: scope.workspace, userId: Number(scope.userId), admin: scope.admin, groupIds: [] } satisfies Viewer),
+    ]);
+    return { members: async () => members, viewer: async () => viewer };
   }
 
   /** One change with its context; the loser of a collision on a unique key runs again. */
-  async function change<T>(scope: WorkspaceScope, work: (cx: ChangeContext) => Promise<T>, memberIds = membersOnce(scope), viewer = viewerOnce(scope)): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await storage.change((trx, emit) => work({ trx, emit, scope, now: clock.now(), members: memberIds, viewer: () => viewer(trx) }));
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-        if (attempt >= MAX_ATTEMPTS) throw conflict("The time entry changed at the same time; try again");
-      }
-    }
+  async function change<T>(scope: WorkspaceScope, prepared: Pick<ChangeContext, "members" | "viewer">, work: (cx: ChangeContext) => Promise<T>): Promise<T> {
+    return storage.change((trx, emit) => work({ trx, emit, scope, now: clock.now(), ...prepared }), { againOnDuplicate: { attempts: COLLISION_RUNS, giveUp: timeEntryChangedConcurrently } });
   }
 
   /** The workspace's entry, live, locked, that the caller may change (their own, or any as an admin). */
   async function entryForChange(cx: ChangeContext, id: bigint): Promise<TimeEntryRow> {
     const existing = await timeEntries.getForChange(cx.trx, cx.scope.workspace, id);
-    if (!existing || existing.server_deleted_at) throw noEntry();
+    if (!existing || existing.server_deleted_at) throw timeEntryNotFound();
     if (existing.user_id !== Number(cx.scope.userId) && !cx.scope.admin) throw noAccess();
     return existing;
   }
@@ -109,11 +105,11 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
         const dayAlone = [req.before, req.startDate, req.endDate].some((r) => r !== undefined && parseDay(r));
         const zone = dayAlone ? await userZone(userId) : "UTC";
         if (req.before !== undefined) q.where("start", "<", listBound(req.before, "before", zone));
-        if ((req.startDate === undefined) !== (req.endDate === undefined)) throw badRequest("start_date and end_date must be given together");
+        if ((req.startDate === undefined) !== (req.endDate === undefined)) throw listDatesUnpaired();
         if (req.startDate !== undefined && req.endDate !== undefined) {
           const from = listBound(req.startDate, "start_date", zone);
           const to = listBound(req.endDate, "end_date", zone);
-          if (to <= from) throw badRequest("end_date must be after start_date");
+          if (to <= from) throw listDatesReversed();
           q.where("start", ">=", from).where("start", "<", to);
         }
         if (req.since === undefined && req.before === undefined && req.startDate === undefined) {
@@ -135,43 +131,43 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
         const userId = requireUser(ctx);
         const id = storageId(req.timeEntryId);
         const raw = id === undefined ? undefined : await userEntries(db, Number(userId)).where("id", id).whereNull("server_deleted_at").first();
-        if (!raw) throw notFound("Resource can not be found");
+        if (!raw) throw resourceNotFound();
         return { timeEntry: await one(timeEntries.read(raw), view(req.meta, req.includeSharing)) };
       },
 
       async createTimeEntry(req, ctx) {
         const scope = workspaceScope(ctx);
         const input = bodyChange(req.entry, req.workspaceId, true);
-        const row = await change(scope, (cx) => saveEntry(cx, undefined, input));
+        const row = await change(scope, await prepare(scope, input), (cx) => saveEntry(cx, undefined, input));
         return { timeEntry: await one(row, view(req.meta, false)) };
       },
 
       async updateTimeEntry(req, ctx) {
         const scope = workspaceScope(ctx);
         const input = bodyChange(req.entry, req.workspaceId, false);
-        const row = await change(scope, async (cx) => saveEntry(cx, await entryForChange(cx, req.timeEntryId), input));
+        const row = await change(scope, await prepare(scope, input), async (cx) => saveEntry(cx, await entryForChange(cx, req.timeEntryId), input));
         return { timeEntry: await one(row, view(req.meta, req.includeSharing)) };
       },
 
       async patchTimeEntries(req, ctx) {
         const scope = workspaceScope(ctx);
-        const ids = parseIdList(req.timeEntryIds, { max: 100, invalid: "Invalid time entry IDs" });
+        const ids = parseIdList(req.timeEntryIds, { max: 100, invalid: INVALID_TIME_ENTRY_IDS });
         const input = patchChange(parsePatchOperations(req.operations ? toJson(ValueSchema, req.operations) : undefined, ENTRY_PATCH_PATHS));
-        const [memberIds, viewer] = [membersOnce(scope), viewerOnce(scope)];
-        const result = await applyEach(ids, (id) => change(scope, async (cx) => void (await saveEntry(cx, await entryForChange(cx, BigInt(id)), input)), memberIds, viewer));
+        const prepared = await prepare(scope, input);
+        const result = await applyEach(ids, (id) => change(scope, prepared, async (cx) => void (await saveEntry(cx, await entryForChange(cx, BigInt(id)), input))));
         return { success: result.success.map(BigInt), failure: result.failure.map((f) => ({ id: BigInt(f.id), message: f.message })) };
       },
 
       async deleteTimeEntry(req, ctx) {
         const scope = workspaceScope(ctx);
-        await change(scope, async (cx) => deleteEntry(cx, await entryForChange(cx, req.timeEntryId)));
+        await change(scope, await prepare(scope, {}), async (cx) => deleteEntry(cx, await entryForChange(cx, req.timeEntryId)));
         return {};
       },
 
       async stopTimeEntry(req, ctx) {
         const scope = workspaceScope(ctx);
-        if (storageId(req.timeEntryId) === undefined) throw badRequest("Invalid time_entry_id");
-        const row = await change(scope, async (cx) => stopEntry(cx, await entryForChange(cx, req.timeEntryId), () => conflict("Time entry already stopped")));
+        if (storageId(req.timeEntryId) === undefined) throw timeEntryIdInvalid();
+        const row = await change(scope, await prepare(scope, {}), async (cx) => stopEntry(cx, await entryForChange(cx, req.timeEntryId), timeEntryStopped));
         return { timeEntry: await one(row, {}) };
       },
     });

@@ -1,20 +1,21 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 import { patchValue, type PatchablePath, type PatchOperation, type PatchOp } from "../../../lib/bulk-patch.js";
+import { expectsId, expectsIdOrNull, expectsIds, expectsStrings, expectsTime } from "../errors.js";
 import type { EntryChange } from "./changes.js";
 import { entryInstant, parseInstant } from "./rules.js";
 
 const isId = (v: JsonValue | undefined) => typeof v === "number" && Number.isSafeInteger(v) && v > 0;
 // A remove carries no value (lib/bulk-patch.ts): it clears the list.
-const ids = (path: string) => (v: JsonValue | undefined, op: PatchOp) => (op === "remove" || (Array.isArray(v) && v.every(isId)) ? undefined : `${path} expects an array of IDs`);
+const ids = (path: string) => (v: JsonValue | undefined, op: PatchOp) => (op === "remove" || (Array.isArray(v) && v.every(isId)) ? undefined : expectsIds(path));
 const names = (path: string) => (v: JsonValue | undefined, op: PatchOp) =>
-  op === "remove" || (Array.isArray(v) && v.every((n) => typeof n === "string")) ? undefined : `${path} expects an array of strings`;
-const nullableId = (path: string) => (v: JsonValue | undefined) => (v === undefined || v === null || isId(v) ? undefined : `${path} expects an ID or null`);
-const time = (path: string) => (v: JsonValue | undefined) => (typeof v === "string" && parseInstant(v) ? undefined : `${path} expects an RFC 3339 time`);
+  op === "remove" || (Array.isArray(v) && v.every((n) => typeof n === "string")) ? undefined : expectsStrings(path);
+const nullableId = (path: string) => (v: JsonValue | undefined) => (v === undefined || v === null || isId(v) ? undefined : expectsIdOrNull(path));
+const time = (path: string) => (v: JsonValue | undefined) => (typeof v === "string" && parseInstant(v) ? undefined : expectsTime(path));
 const set: readonly PatchOp[] = ["add", "replace"];
 
 /** What a bulk patch may change on each entry, with the value each path takes. */
 export const ENTRY_PATCH_PATHS: Readonly<Record<string, PatchablePath>> = {
-  description: { check: (v, op) => (op === "remove" || v === null || typeof v === "string" ? undefined : "/description expects a string") },
+  description: { check: (v, op) => (v === null ? undefined : patchValue.string("/description")(v, op)) },
   billable: { ops: set, check: patchValue.boolean("/billable") },
   project_id: { check: nullableId("/project_id") },
   task_id: { check: nullableId("/task_id") },
@@ -24,7 +25,7 @@ export const ENTRY_PATCH_PATHS: Readonly<Record<string, PatchablePath>> = {
   start: { ops: set, check: time("/start") },
   stop: { ops: set, check: time("/stop") },
   duration: { ops: set, check: patchValue.nullableInteger("/duration") },
-  user_id: { ops: set, check: (v) => (isId(v) ? undefined : "/user_id expects an ID") },
+  user_id: { ops: set, check: (v) => (isId(v) ? undefined : expectsId("/user_id")) },
 };
 
 /**

@@ -1,5 +1,5 @@
 import type { WorkspaceRules } from "../../../gen/accounts/v1/accounts_pb.js";
-import { badRequest } from "../../../lib/errors.js";
+import { constraintUnmet, durationBeyondRange, durationMismatch, entryTimeInvalid, listBoundInvalid, runningWithStop, startDateInvalid, stopBeforeStart, tagActionInvalid } from "../errors.js";
 
 /** What an entry's times are: running (stop null, duration the negative UNIX time of its start) or stopped. */
 export interface Timing {
@@ -52,14 +52,14 @@ export function parseInstant(raw: string): Date | undefined {
 /** An entry time from the body: RFC 3339, to the nearest whole second (entries keep seconds). */
 export function entryInstant(raw: string, field: string): Date {
   const at = parseInstant(raw);
-  if (!at) throw badRequest(`Invalid ${field}: expected an RFC 3339 time like 2024-12-13T00:18:26Z`);
+  if (!at) throw entryTimeInvalid(field);
   return new Date(Math.round(at.getTime() / 1000) * 1000);
 }
 
 /** On creation the date of `start_date` replaces the date of `start`, keeping its UTC time of day. */
 export function withStartDate(start: Date, raw: string): Date {
   const day = parseDay(raw);
-  if (!day) throw badRequest("Invalid start_date: expected YYYY-MM-DD");
+  if (!day) throw startDateInvalid();
   const out = new Date(start);
   out.setUTCFullYear(day.year, day.month - 1, day.day);
   return out;
@@ -77,18 +77,18 @@ export const runningDuration = (start: Date) => -unix(start);
  */
 export function timing(start: Date, stop: Date | undefined, duration: number | undefined): Timing {
   if (duration !== undefined && duration < 0) {
-    if (stop) throw badRequest("A running time entry (negative duration) cannot have a stop time");
+    if (stop) throw runningWithStop();
     return { start, stop: null, duration: runningDuration(start) };
   }
   if (stop) {
-    if (stop < start) throw badRequest("Stop time must be after start time");
+    if (stop < start) throw stopBeforeStart();
     const seconds = unix(stop) - unix(start);
-    if (duration !== undefined && duration !== seconds) throw badRequest("start + duration must equal stop");
+    if (duration !== undefined && duration !== seconds) throw durationMismatch();
     return { start, stop, duration: seconds };
   }
   if (duration !== undefined) {
     const end = start.getTime() + duration * 1000;
-    if (end > LATEST) throw badRequest("Invalid duration: the entry would end after 9999");
+    if (end > LATEST) throw durationBeyondRange();
     return { start, stop: new Date(end), duration };
   }
   return { start, stop: null, duration: runningDuration(start) };
@@ -122,10 +122,10 @@ export interface ConstrainedEntry {
 /** The workspace's time entry constraints (when enabled): each required part, with its 400. */
 export function checkConstraints(rules: WorkspaceRules, entry: ConstrainedEntry): void {
   if (!rules.constraintsEnabled) return;
-  if (rules.descriptionPresent && !entry.description?.trim()) throw badRequest("The workspace requires a description for time entries");
-  if (rules.projectPresent && entry.project_id === null) throw badRequest("The workspace requires a project for time entries");
-  if (rules.taskPresent && entry.task_id === null) throw badRequest("The workspace requires a task for time entries");
-  if (rules.tagPresent && entry.tag_ids.length === 0) throw badRequest("The workspace requires a tag for time entries");
+  if (rules.descriptionPresent && !entry.description?.trim()) throw constraintUnmet("description");
+  if (rules.projectPresent && entry.project_id === null) throw constraintUnmet("project");
+  if (rules.taskPresent && entry.task_id === null) throw constraintUnmet("task");
+  if (rules.tagPresent && entry.tag_ids.length === 0) throw constraintUnmet("tag");
 }
 
 /** How given tags change an entry's: replace them (no tag_action), add to them or delete from them. */
@@ -134,7 +134,7 @@ export type TagAction = "set" | "add" | "delete";
 export function tagAction(raw: string | undefined): TagAction {
   if (raw === undefined || raw === "") return "set";
   const action = raw.trim().toLowerCase();
-  if (action !== "add" && action !== "delete") throw badRequest("tag_action must be add or delete");
+  if (action !== "add" && action !== "delete") throw tagActionInvalid();
   return action;
 }
 
@@ -192,6 +192,6 @@ export function listBound(raw: string, field: string, timeZone: string): Date {
   const at = parseInstant(raw);
   if (at) return at;
   const day = parseDay(raw);
-  if (!day) throw badRequest(`Invalid ${field}: expected YYYY-MM-DD or an RFC 3339 time`);
+  if (!day) throw listBoundInvalid(field);
   return zonedTime(day, timeZone);
 }
