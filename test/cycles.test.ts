@@ -10,12 +10,24 @@ import { createRequire } from "node:module";
 type Madge = (paths: string[], config: object) => Promise<{ circular(): string[][]; obj(): Record<string, string[]> }>;
 const madge = createRequire(import.meta.url)("madge") as Madge;
 
+const graph = await madge(["lib", "gateway", "services", "cmd", "bench", "test", "deploy"], {
+  fileExtensions: ["ts"],
+  tsConfig: "tsconfig.json",
+  excludeRegExp: [/^gen\//, /node_modules/],
+});
+
 t.test("no import cycle outside gen/", async (t) => {
-  const graph = await madge(["lib", "gateway", "services", "cmd", "bench", "test", "deploy"], {
-    fileExtensions: ["ts"],
-    tsConfig: "tsconfig.json",
-    excludeRegExp: [/^gen\//, /node_modules/],
-  });
   t.ok(Object.keys(graph.obj()).length > 200, "the sources were read");
   t.same(graph.circular().map((cycle) => cycle.join(" > ")), []);
+});
+
+t.test("a resource's handlers are composed by its service's routes.ts only (tests aside)", async (t) => {
+  const handlers = /^services\/([a-z]+)\/[a-z-]+\/handlers\.ts$/;
+  const wrong = Object.entries(graph.obj()).flatMap(([from, imports]) =>
+    imports
+      .filter((to) => handlers.test(to) && !from.includes("/test/") && from !== `services/${handlers.exec(to)![1]}/routes.ts`)
+      .map((to) => `${from} imports ${to}`),
+  );
+  t.ok(Object.keys(graph.obj()).some((f) => handlers.test(f)), "the handlers files were found");
+  t.same(wrong, []);
 });

@@ -147,3 +147,20 @@ t.test("malformed and unstorable ids answer the family's 4xx on every route", as
     }
   }
 });
+
+t.test("no read shows a member a private project they are not in, nor its tasks", async (t) => {
+  const wid = owner.workspaceId;
+  const project = await api("POST", `/api/v9/workspaces/${wid}/projects`, { auth: owner.auth, body: { name: "zz-secret-project", is_private: true } });
+  t.equal(project.status, 200, project.text);
+  const task = await api("POST", `/api/v9/workspaces/${wid}/projects/${project.body.id}/tasks`, { auth: owner.auth, body: { name: "zz-secret-task" } });
+  t.equal(task.status, 200, task.text);
+  const own = await api("GET", `/api/v9/workspaces/${wid}/tasks`, { auth: owner.auth });
+  t.match(own.text, /zz-secret-project.*zz-secret-task|zz-secret-task.*zz-secret-project/s, "the project's users see both (the check below can fail)");
+  const ids = { project_id: String(project.body.id), task_id: String(task.body.id) };
+  const reads = routes.filter((r) => r.httpMethod === "GET" && r.family !== Family.HIRING && !r.public);
+  t.ok(reads.length > 20, "the reads");
+  for (const route of reads) {
+    const res = await api("GET", pathOf(route, ids), { auth: member.auth });
+    t.notMatch(res.text, /zz-secret/, `${label(route)}: ${res.status}`);
+  }
+});

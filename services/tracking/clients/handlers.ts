@@ -1,31 +1,13 @@
-import { create } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { ClientSchema, ClientService, type Client } from "../../../gen/tracking/v1/clients_pb.js";
-import { entityEvent } from "../../../lib/events.js";
-import type { EntityAction } from "../../../lib/event-catalog.js";
+import { ClientService } from "../../../gen/tracking/v1/clients_pb.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
-import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
+import { workspaceScope } from "../../../lib/workspace-scope.js";
+import { clientEvent, clientMessage } from "./view.js";
 import { clients, type ClientRow } from "./store.js";
 import { checkBodyWorkspace, clientName, statusFilter } from "./rules.js";
 import { detachClientProjects, setClientProjectsActive } from "../projects/cascade.js";
 import { storageId } from "../../../lib/ids.js";
 import { clientMissing, clientNotFound, nameTaken, restoreChoiceAmbiguous } from "../errors.js";
-
-export function clientMessage(row: ClientRow): Client {
-  return create(ClientSchema, {
-    id: BigInt(row.id),
-    wid: BigInt(row.workspace_id),
-    name: row.name,
-    notes: row.notes ?? undefined,
-    archived: row.archived,
-    creatorId: BigInt(row.creator_id),
-    at: timestampFromDate(row.at),
-  });
-}
-
-export const clientEvent = (action: EntityAction, row: ClientRow, scope: Pick<WorkspaceScope, "workspaceId" | "userId">) =>
-  entityEvent({ entity: "client", action, schema: ClientSchema, message: clientMessage(row), ...scope });
 
 const noClient = (id: bigint) => () => clientNotFound(id);
 

@@ -3,7 +3,7 @@ import { TrackingMeService } from "../../../gen/tracking/v1/me_pb.js";
 import type { Knex } from "../../../lib/db.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
 import { userScope } from "../../../lib/workspace-scope.js";
-import { clientMessage } from "../clients/handlers.js";
+import { clientMessage } from "../clients/view.js";
 import { clients } from "../clients/store.js";
 import { viewerOf, visibleTo } from "../projects/access.js";
 import { flag } from "../projects/rules.js";

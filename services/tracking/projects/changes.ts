@@ -2,7 +2,7 @@ import type { ProjectInput } from "../../../gen/tracking/v1/projects_pb.js";
 import type { Knex } from "../../../lib/db.js";
 import type { Emit } from "../../../lib/storage.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
-import { clientEvent } from "../clients/handlers.js";
+import { clientEvent } from "../clients/view.js";
 import { checkBodyWorkspace, clientName } from "../clients/rules.js";
 import { clients } from "../clients/store.js";
 import { amountNegative, nameTaken, projectClientMissing, projectNameEmpty, recurringParametersMissing, templateInvalid, workspaceIdMismatch } from "../errors.js";
