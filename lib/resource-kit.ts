@@ -8,7 +8,7 @@ import type { ScopedTable } from "./scoped-table.js";
 /**
  * What a resource's handlers are built from: the service's storage (changes with their events),
  * the clock and the accounts service. Who may act where is not among them: each RPC declares its
- * access and the service's access interceptor resolves it (`workspaceScope(ctx)`, `userScope(ctx)`). A resource folder exports
+ * access and the service's access interceptor resolves it (tracking: `trackingScope(ctx)`, `trackingUserScope(ctx)` of `services/tracking/scope.ts`). A resource folder exports
  * `<resource>Handlers(kit)`, which the service's routes file composes.
  */
 export interface ResourceKit {

@@ -26,19 +26,8 @@ export interface WorkspaceScope {
   rules: WorkspaceRules;
 }
 
-/** The caller's own scope (RPCs declared SCOPE_USER): who they are, and each workspace they are an active member of. */
-export interface UserScope {
-  userId: bigint;
-  /** The storage ids of the workspaces the caller is an active member of. */
-  memberships(): Promise<number[]>;
-  /** The caller's scope in each workspace they are an active member of (the span of `/me/...` lists). */
-  workspaces(): Promise<WorkspaceScope[]>;
-}
-
 /** The workspace scope the call's declaration resolved (RPCs declared SCOPE_WORKSPACE). */
 export const workspaceScope = (ctx: HandlerContext) => scopeOf<WorkspaceScope>(ctx);
-/** The user scope the call's declaration resolved (RPCs declared SCOPE_USER). */
-export const userScope = (ctx: HandlerContext) => scopeOf<UserScope>(ctx);
 
 /**
  * WorkspaceGate answers "may this caller act in this workspace?" for every workspace-scoped
@@ -57,12 +46,9 @@ export class WorkspaceGate {
     this.client = directory.peerClient("accounts", IdentityService);
   }
 
-  /** The resolvers of the service's access interceptor: a workspace's scope as its RPC declares it, and the caller's own. */
+  /** The resolvers of the service's access interceptor: a workspace's scope as its RPC declares it. */
   resolvers(): ScopeResolvers {
-    return {
-      workspace: (userId, workspaceId, access) => this.scope(userId, workspaceId, access),
-      user: (userId): UserScope => ({ userId, memberships: () => this.memberships(userId), workspaces: () => this.memberScopes(userId) }),
-    };
+    return { workspace: (userId, workspaceId, access) => this.scope(userId, workspaceId, access) };
   }
 
   /** The caller's scope in the workspace, or the refusal the RPC declares (not a member, no such workspace; not an admin; not premium). */
@@ -81,8 +67,8 @@ export class WorkspaceGate {
     return answer.workspaceIds.map(storageId).filter((id): id is number => id !== undefined);
   }
 
-  /** The user's scope in each workspace they are an active member of. */
-  private async memberScopes(userId: bigint): Promise<WorkspaceScope[]> {
+  /** The user's scope in each workspace they are an active member of (the span of `/me/...` lists). */
+  async memberScopes(userId: bigint): Promise<WorkspaceScope[]> {
     const out = [];
     for (const workspace of await this.memberships(userId)) out.push(await this.scope(userId, BigInt(workspace)));
     return out;

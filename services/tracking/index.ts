@@ -5,6 +5,7 @@ import { accessInterceptor } from "../../lib/access.js";
 import { IdentityService } from "../../gen/accounts/v1/accounts_pb.js";
 import { migrations } from "./migrations.js";
 import { trackingRoutes } from "./routes.js";
+import { trackingAccess } from "./scope.js";
 import { ReminderScheduler } from "./reminders/scheduler.js";
 
 /** The tracking service as tests see it: its reminder scheduler can be run at once. */
@@ -21,7 +22,7 @@ export const createTrackingService = async (deps: ServiceDeps): Promise<Tracking
   return {
     name: "tracking",
     routes: trackingRoutes({ storage, clock: deps.clock, identity }),
-    access: accessInterceptor(gate.resolvers()),
+    access: accessInterceptor(trackingAccess(gate, storage.db, identity)),
     ready: () => storage.ready(),
     start: async () => {
       storage.startRelay();

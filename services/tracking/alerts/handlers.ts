@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { AlertSchema, AlertService, type Alert } from "../../../gen/tracking/v1/alerts_pb.js";
 import { requireStorageId } from "../../../lib/ids.js";
-import { workspaceScope } from "../../../lib/workspace-scope.js";
+import { trackingScope } from "../scope.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import { alertIdInvalid, alertNotFound, invalidProject } from "../errors.js";
 import { projects } from "../projects/store.js";
@@ -33,12 +33,12 @@ export function alertHandlers({ storage, clock, identity }: ResourceKit) {
   return (router: ConnectRouter) =>
     router.service(AlertService, {
       async listAlerts(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         return { alerts: (await alerts.list(db, scope.workspace)).map(alertMessage) };
       },
 
       async createAlert(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const settings = alertSettings(req);
         if (settings.receiverUsers.length) {
           const { members } = await identity.listWorkspaceMembers({ workspaceId: scope.workspaceId });
@@ -66,7 +66,7 @@ export function alertHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async deleteAlert(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         requireStorageId(req.alertId, alertIdInvalid);
         await changeRow(storage, alerts, { scope: scope.workspace, id: req.alertId, missing: alertNotFound }, (existing, trx) => alerts.delete(trx, existing));
         return {};

@@ -1,7 +1,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { ClientService } from "../../../gen/tracking/v1/clients_pb.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
-import { workspaceScope } from "../../../lib/workspace-scope.js";
+import { trackingScope } from "../scope.js";
 import { clientEvent, clientMessage } from "./view.js";
 import { clients, type ClientRow } from "./store.js";
 import { checkBodyWorkspace, clientName, statusFilter } from "./rules.js";
@@ -16,13 +16,13 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
   return (router: ConnectRouter) =>
     router.service(ClientService, {
       async listClients(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const rows = await clients.list(db, scope.workspace, { where: statusFilter(req.status), contains: { name: req.name.trim() } });
         return { clients: rows.map(clientMessage) };
       },
 
       async createClient(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         checkBodyWorkspace(req.wid, req.workspaceId);
         const name = clientName(req.name);
         const now = clock.now();
@@ -43,14 +43,14 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
       },
 
       async getClient(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const row = await clients.get(db, scope.workspace, req.clientId);
         if (!row) throw noClient(req.clientId)();
         return { client: clientMessage(row) };
       },
 
       async updateClient(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         checkBodyWorkspace(req.wid, req.workspaceId);
         const changes: Partial<ClientRow> = { at: clock.now() };
         if (req.name !== undefined) changes.name = clientName(req.name);
@@ -64,7 +64,7 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
       },
 
       async deleteClient(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
           // Its projects stay, without client.
           await detachClientProjects(trx, emit, scope, existing.id, clock.now());
@@ -75,7 +75,7 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
       },
 
       async archiveClient(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const archived = await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
           const now = clock.now();
           if (!existing.archived) await emit(clientEvent("updated", await clients.update(trx, existing, { archived: true, at: now }), scope));
@@ -86,7 +86,7 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
       },
 
       async restoreClient(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         if (req.projects.length > 0 && req.restoreAllProjects) throw restoreChoiceAmbiguous();
         const row = await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
           const now = clock.now();

@@ -2,10 +2,10 @@ import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { TrackingMeService } from "../../../gen/tracking/v1/me_pb.js";
 import type { Knex } from "../../../lib/db.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
-import { userScope } from "../../../lib/workspace-scope.js";
+import { trackingUserScope } from "../scope.js";
 import { clientMessage } from "../clients/view.js";
 import { clients } from "../clients/store.js";
-import { viewerOf, visibleTo } from "../projects/access.js";
+import { visibleTo } from "../projects/access.js";
 import { flag } from "../projects/rules.js";
 import { projects } from "../projects/store.js";
 import { projectMessages } from "../projects/view.js";
@@ -19,14 +19,14 @@ const sinceDate = (since: bigint | undefined) => (since === undefined ? undefine
  * see (archived ones with `include_archived`, changed and deleted ones with `since`), the tasks
  * of those projects, and the workspaces' clients.
  */
-export function meHandlers({ storage, clock, identity }: ResourceKit) {
+export function meHandlers({ storage, clock }: ResourceKit) {
   const { db } = storage;
 
   /** Per workspace of the caller, the query of the projects they see there. */
   async function visibleProjects(ctx: HandlerContext): Promise<{ workspace: number; q: Knex.QueryBuilder }[]> {
     const out = [];
-    for (const scope of await userScope(ctx).workspaces()) {
-      out.push({ workspace: scope.workspace, q: visibleTo(db, projects.query(db, scope.workspace), await viewerOf(db, identity, scope)) });
+    for (const scope of await trackingUserScope(ctx).workspaces()) {
+      out.push({ workspace: scope.workspace, q: visibleTo(db, projects.query(db, scope.workspace), scope.viewer) });
     }
     return out;
   }
@@ -63,7 +63,7 @@ export function meHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async listMyClients(req, ctx) {
-        const workspaces = await userScope(ctx).memberships();
+        const workspaces = await trackingUserScope(ctx).memberships();
         if (workspaces.length === 0) return { clients: [] };
         const q = db(clients.table).whereIn("workspace_id", workspaces);
         const since = sinceDate(req.since);

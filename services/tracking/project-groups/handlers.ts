@@ -1,9 +1,9 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { ProjectGroupService } from "../../../gen/tracking/v1/project_groups_pb.js";
 import { storageId } from "../../../lib/ids.js";
-import { workspaceScope } from "../../../lib/workspace-scope.js";
+import { trackingScope } from "../scope.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
-import { viewerOf, visibleTo } from "../projects/access.js";
+import { visibleTo } from "../projects/access.js";
 import { projects } from "../projects/store.js";
 import { MAX_LIST_PROJECTS, queryIds } from "../project-users/rules.js";
 import { checkMayManage } from "../projects/access.js";
@@ -16,10 +16,10 @@ export function projectGroupHandlers({ storage, clock, identity }: ResourceKit) 
   return (router: ConnectRouter) =>
     router.service(ProjectGroupService, {
       async listProjectGroups(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const wanted = queryIds(req.projectIds, "project_ids", MAX_LIST_PROJECTS);
         if (wanted.length === 0) throw projectIdsMissing();
-        const visible = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at").whereIn("id", wanted), await viewerOf(db, identity, scope)).select("id");
+        const visible = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at").whereIn("id", wanted), scope.viewer).select("id");
         const rows: ProjectGroupRow[] = (await projectGroups.query(db, scope.workspace).whereIn("project_id", visible).orderBy("id")).map((raw: Record<string, unknown>) =>
           projectGroups.read(raw),
         );
@@ -27,7 +27,7 @@ export function projectGroupHandlers({ storage, clock, identity }: ResourceKit) 
       },
 
       async createProjectGroup(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const project = await projects.getLive(db, scope.workspace, req.projectId);
         if (!project) throw invalidProject();
         await checkMayManage(db, scope, project.id);
@@ -45,7 +45,7 @@ export function projectGroupHandlers({ storage, clock, identity }: ResourceKit) 
       },
 
       async deleteProjectGroup(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         await changeRow(storage, projectGroups, { scope: scope.workspace, id: req.projectGroupId, missing: projectGroupNotFound }, async (existing, trx, emit) => {
           await checkMayManage(trx, scope, existing.project_id);
           await projectGroups.delete(trx, existing);

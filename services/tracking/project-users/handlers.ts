@@ -8,8 +8,8 @@ import { applyEach, parseIdList, parsePatchOperations } from "../../../lib/bulk-
 import type { Knex } from "../../../lib/db.js";
 import { storageId } from "../../../lib/ids.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
-import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
-import { checkMayManage, projectsOfUsers, viewerOf, visibleTo } from "../projects/access.js";
+import { type TrackingScope, trackingScope } from "../scope.js";
+import { checkMayManage, projectsOfUsers, visibleTo } from "../projects/access.js";
 import { projects } from "../projects/store.js";
 import { projectGroups, type ProjectGroupRow } from "../project-groups/store.js";
 import { INVALID_PROJECT_USER_IDS, invalidProject, invalidUser, projectUserChangeMissing, projectUserNotFound, projectUserTaken } from "../errors.js";
@@ -32,13 +32,13 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
 
   /** The workspace's active members' ids (asked of the accounts service). */
-  async function activeMembers(scope: WorkspaceScope): Promise<Set<number>> {
+  async function activeMembers(scope: TrackingScope): Promise<Set<number>> {
     const answer = await identity.listWorkspaceMembers({ workspaceId: scope.workspaceId });
     return new Set(answer.members.filter((m) => m.active).map((m) => Number(m.userId)));
   }
 
   /** Changes one project user (PUT and each id of a PATCH): its project must live, the caller manage it. */
-  function changeProjectUser(scope: WorkspaceScope, id: bigint, changes: ProjectUserChanges, rateMode: string): Promise<ProjectUserRow> {
+  function changeProjectUser(scope: TrackingScope, id: bigint, changes: ProjectUserChanges, rateMode: string): Promise<ProjectUserRow> {
     return changeRow(storage, projectUsers, { scope: scope.workspace, id, missing: projectUserNotFound }, async (existing, trx, emit) => {
       if (!(await projects.getLive(trx, scope.workspace, BigInt(existing.project_id)))) throw invalidProject();
       await checkMayManage(trx, scope, existing.project_id);
@@ -49,7 +49,7 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
   }
 
   /** Members who reach the listed projects only through a group assigned to them. */
-  async function groupMembers(scope: WorkspaceScope, projectIds: Knex.QueryBuilder, direct: ProjectUserRow[]): Promise<ProjectUser[]> {
+  async function groupMembers(scope: TrackingScope, projectIds: Knex.QueryBuilder, direct: ProjectUserRow[]): Promise<ProjectUser[]> {
     const links: ProjectGroupRow[] = (await projectGroups.query(db, scope.workspace).whereIn("project_id", projectIds).orderBy("id")).map((raw: Record<string, unknown>) => projectGroups.read(raw));
     if (links.length === 0) return [];
     const answer = await identity.resolveGroups({ workspaceId: scope.workspaceId, groupIds: [...new Set(links.map((l) => BigInt(l.group_id)))] });
@@ -78,11 +78,11 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
   return (router: ConnectRouter) =>
     router.service(ProjectUserService, {
       async listProjectUsers(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const wanted = queryIds(req.projectIds, "project_ids", MAX_LIST_PROJECTS);
         const userId = queryUserId(req.userId);
         // The live projects the caller may see, narrowed as the query asks.
-        const visible = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at"), await viewerOf(db, identity, scope));
+        const visible = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at"), scope.viewer);
         if (wanted.length > 0) visible.whereIn("id", wanted);
         if (userId !== undefined) visible.whereIn("id", projectsOfUsers(db, scope.workspace, [userId]));
         const ids = () => visible.clone().clearSelect().select("id");
@@ -96,7 +96,7 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async createProjectUser(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const changes: ProjectUserChanges = { manager: req.manager ?? false, rate: req.rate, labour_cost: req.labourCost === undefined ? undefined : Number(req.labourCost) };
         checkPremiumRates(scope, changes, req.rateChangeMode);
         const project = await projects.getLive(db, scope.workspace, req.projectId);
@@ -126,7 +126,7 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async updateProjectUser(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const changes: ProjectUserChanges = { manager: req.manager, rate: req.rate, labour_cost: req.labourCost === undefined ? undefined : Number(req.labourCost) };
         if (changes.manager === undefined && changes.rate === undefined && changes.labour_cost === undefined) throw projectUserChangeMissing();
         checkPremiumRates(scope, changes, req.rateChangeMode);
@@ -135,7 +135,7 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async deleteProjectUser(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         await changeRow(storage, projectUsers, { scope: scope.workspace, id: req.projectUserId, missing: projectUserNotFound }, async (existing, trx, emit) => {
           if (!(await projects.getLive(trx, scope.workspace, BigInt(existing.project_id)))) throw invalidProject();
           await checkMayManage(trx, scope, existing.project_id);
@@ -146,7 +146,7 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async patchProjectUsers(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const ids = parseIdList(req.projectUserIds, { max: MAX_PATCH_PROJECT_USERS, invalid: INVALID_PROJECT_USER_IDS });
         const operations = parsePatchOperations(req.patches ? toJson(ValueSchema, req.patches) : undefined, PATCHABLE_PATHS);
         const changes = patchChanges(operations);

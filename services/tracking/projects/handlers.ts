@@ -6,7 +6,7 @@ import { applyEach, parseIdList, parsePatchOperations } from "../../../lib/bulk-
 import type { Knex } from "../../../lib/db.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import type { Emit } from "../../../lib/storage.js";
-import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
+import { type TrackingScope, trackingScope } from "../scope.js";
 import { INVALID_PROJECT_IDS, invalidProject } from "../errors.js";
 import { deleteProjectGroupsOf } from "../project-groups/changes.js";
 import { deleteProjectUsersOf, projectUserEvent } from "../project-users/changes.js";
@@ -14,7 +14,7 @@ import { projectUsers } from "../project-users/store.js";
 import { tasks, type TaskRow } from "../tasks/store.js";
 import { taskEvents } from "../tasks/view.js";
 import { detachProjectEntries } from "../time-entries/project-link.js";
-import { canSee, checkMayManage, viewerOf, visibleTo, type Viewer } from "./access.js";
+import { canSee, checkMayManage, visibleTo } from "./access.js";
 import { newProjectRow, projectChanges, type ProjectEdit } from "./changes.js";
 import { filterProjects, listRows } from "./list.js";
 import { PROJECT_PATCH_PATHS, editOfPatch } from "./patch.js";
@@ -22,18 +22,18 @@ import { MAX_PATCH_PROJECTS, checkMayCreate, dayOf, deletionMode } from "./rules
 import { projects, type ProjectRow } from "./store.js";
 import { projectEvent, projectMessages } from "./view.js";
 
-export function projectHandlers({ storage, clock, identity }: ResourceKit) {
+export function projectHandlers({ storage, clock }: ResourceKit) {
   const { db } = storage;
 
   /**
    * Changes one live project the caller may change (admins, the project's managers), in the
-   * caller's change. The viewer is read before the change (once for a bulk patch): no question to
+   * caller's change. The viewer came with the scope, before the change: no question to
    * the accounts service while the row is locked.
    */
-  async function changeProject(trx: Knex.Transaction, emit: Emit, scope: WorkspaceScope, viewer: Viewer, id: bigint, edit: ProjectEdit): Promise<ProjectRow> {
+  async function changeProject(trx: Knex.Transaction, emit: Emit, scope: TrackingScope, id: bigint, edit: ProjectEdit): Promise<ProjectRow> {
     const existing = await projects.getForChange(trx, scope.workspace, id);
     if (!existing || existing.server_deleted_at) throw invalidProject();
-    if (!(await canSee(trx, viewer, existing))) throw invalidProject();
+    if (!(await canSee(trx, scope.viewer, existing))) throw invalidProject();
     await checkMayManage(trx, scope, existing.id);
     const now = clock.now();
     const changes = await projectChanges(trx, emit, scope, edit, existing, now);
@@ -45,16 +45,15 @@ export function projectHandlers({ storage, clock, identity }: ResourceKit) {
   return (router: ConnectRouter) =>
     router.service(ProjectService, {
       async listProjects(req, ctx) {
-        const scope = workspaceScope(ctx);
-        const viewer = await viewerOf(db, identity, scope);
-        const now = clock.now();
-        const q = filterProjects(db, visibleTo(db, projects.query(db, scope.workspace), viewer), req, viewer, dayOf(now));
+        const scope = trackingScope(ctx);
+                const now = clock.now();
+        const q = filterProjects(db, visibleTo(db, projects.query(db, scope.workspace), scope.viewer), req, scope.viewer, dayOf(now));
         const rows = await listRows(db, q, scope.workspace);
         return { projects: await projectMessages(db, rows, now) };
       },
 
       async createProject(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         checkMayCreate(scope);
         const now = clock.now();
         const row = await storage.change(async (trx, emit) => {
@@ -80,26 +79,24 @@ export function projectHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async getProject(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const row = await projects.getLive(db, scope.workspace, req.projectId);
-        if (!row || !(await canSee(db, () => viewerOf(db, identity, scope), row))) throw invalidProject();
+        if (!row || !(await canSee(db, scope.viewer, row))) throw invalidProject();
         return { project: (await projectMessages(db, [row], clock.now()))[0] };
       },
 
       async updateProject(req, ctx) {
-        const scope = workspaceScope(ctx);
-        const viewer = await viewerOf(db, identity, scope);
-        const row = await storage.change((trx, emit) => changeProject(trx, emit, scope, viewer, req.projectId, { input: req.project ?? {} }));
+        const scope = trackingScope(ctx);
+                const row = await storage.change((trx, emit) => changeProject(trx, emit, scope, req.projectId, { input: req.project ?? {} }));
         return { project: (await projectMessages(db, [row], clock.now()))[0] };
       },
 
       async deleteProject(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const mode = deletionMode(req.teDeletionMode);
         const now = clock.now();
-        const viewer = await viewerOf(db, identity, scope);
-        await changeRow(storage, projects, { scope: scope.workspace, id: req.projectId, missing: invalidProject }, async (existing, trx, emit) => {
-          if (existing.server_deleted_at || !(await canSee(trx, viewer, existing))) throw invalidProject();
+                await changeRow(storage, projects, { scope: scope.workspace, id: req.projectId, missing: invalidProject }, async (existing, trx, emit) => {
+          if (existing.server_deleted_at || !(await canSee(trx, scope.viewer, existing))) throw invalidProject();
           await checkMayManage(trx, scope, existing.id);
           await detachProjectEntries(trx, scope.workspace, existing.id, mode, now, emit);
           // The project's tasks go with it.
@@ -118,12 +115,11 @@ export function projectHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async patchProjects(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const ids = parseIdList(req.projectIds, { max: MAX_PATCH_PROJECTS, invalid: INVALID_PROJECT_IDS });
         const operations = parsePatchOperations(req.operations ? toJson(ValueSchema, req.operations) : undefined, PROJECT_PATCH_PATHS);
         const edit = editOfPatch(operations);
-        const viewer = await viewerOf(db, identity, scope);
-        const result = await applyEach(ids, (id) => storage.change(async (trx, emit) => void (await changeProject(trx, emit, scope, viewer, BigInt(id), edit))));
+                const result = await applyEach(ids, (id) => storage.change(async (trx, emit) => void (await changeProject(trx, emit, scope, BigInt(id), edit))));
         return { success: result.success.map(BigInt), failure: result.failure.map((f) => ({ id: BigInt(f.id), message: f.message })) };
       },
     });

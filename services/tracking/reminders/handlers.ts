@@ -3,7 +3,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { TrackReminderSchema, TrackReminderService, type TrackReminder } from "../../../gen/tracking/v1/reminders_pb.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
-import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
+import { type TrackingScope, trackingScope } from "../scope.js";
 import { reminderNotFound } from "../errors.js";
 import { reminderChecks, reminders, type ReminderRow } from "./store.js";
 import { checkGroups, checkMembers, reminderSettings, type ReminderInput, type ReminderSettings } from "./rules.js";
@@ -24,7 +24,7 @@ export function reminderHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
 
   /** The request's settings, with its users members of the workspace and its groups assigned to it. */
-  async function validSettings(scope: WorkspaceScope, input: ReminderInput): Promise<ReminderSettings> {
+  async function validSettings(scope: TrackingScope, input: ReminderInput): Promise<ReminderSettings> {
     const settings = reminderSettings(input);
     const workspaceId = scope.workspaceId;
     const [members, groups] = await Promise.all([
@@ -39,13 +39,13 @@ export function reminderHandlers({ storage, clock, identity }: ResourceKit) {
   return (router: ConnectRouter) =>
     router.service(TrackReminderService, {
       async listTrackReminders(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const rows = await reminders.list(db, scope.workspace);
         return { trackReminders: rows.map(reminderMessage) };
       },
 
       async createTrackReminder(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const settings = await validSettings(scope, req.settings ?? {});
         const now = clock.now();
         const row = await storage.change((trx) =>
@@ -64,7 +64,7 @@ export function reminderHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async updateTrackReminder(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         if (!(await reminders.get(db, scope.workspace, req.reminderId))) throw reminderNotFound();
         const settings = await validSettings(scope, req.settings ?? {});
         const changes: Partial<ReminderRow> = { frequency: settings.frequency, threshold: settings.threshold, user_ids: settings.userIds, group_ids: settings.groupIds, at: clock.now() };
@@ -73,7 +73,7 @@ export function reminderHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async deleteTrackReminder(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         await changeRow(storage, reminders, { scope: scope.workspace, id: req.reminderId, missing: reminderNotFound }, async (existing, trx) => {
           await reminders.delete(trx, existing);
           await reminderChecks.query(trx, scope.workspace).where({ reminder_id: existing.id }).delete();

@@ -1,6 +1,6 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { TagService } from "../../../gen/tracking/v1/tags_pb.js";
-import { userScope, workspaceScope } from "../../../lib/workspace-scope.js";
+import { trackingScope, trackingUserScope } from "../scope.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import { deleteTag, insertTag, renameTag, tagMessage } from "./changes.js";
 import { tagNameTaken, tagNotFound } from "../errors.js";
@@ -18,13 +18,13 @@ export function tagHandlers({ storage, clock }: ResourceKit) {
   return (router: ConnectRouter) =>
     router.service(TagService, {
       async listTags(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const rows = await tags.list(db, scope.workspace, { where: { deleted_at: null } });
         return { tags: rows.map(tagMessage) };
       },
 
       async createTag(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         checkMayManageTags(scope);
         const name = tagName(req.name);
         const row = await storage.change((trx, emit) => insertTag(trx, emit, scope, name, clock.now()), { onDuplicate: () => tagNameTaken(name) });
@@ -32,7 +32,7 @@ export function tagHandlers({ storage, clock }: ResourceKit) {
       },
 
       async updateTag(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         checkMayManageTags(scope);
         const name = tagName(req.name);
         const where = { scope: scope.workspace, id: req.tagId, missing: tagNotFound };
@@ -43,7 +43,7 @@ export function tagHandlers({ storage, clock }: ResourceKit) {
       },
 
       async deleteTag(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         checkMayManageTags(scope);
         const where = { scope: scope.workspace, id: req.tagId, missing: tagNotFound };
         await changeRow(storage, tags, where, (existing, trx, emit) => deleteTag(trx, emit, scope, liveOnly(existing), clock.now()));
@@ -51,7 +51,7 @@ export function tagHandlers({ storage, clock }: ResourceKit) {
       },
 
       async listMyTags(req, ctx) {
-        const workspaces = await userScope(ctx).memberships();
+        const workspaces = await trackingUserScope(ctx).memberships();
         if (workspaces.length === 0) return { tags: [] };
         const q = db(tags.table).whereIn("workspace_id", workspaces);
         if (req.since === undefined) q.whereNull("deleted_at");

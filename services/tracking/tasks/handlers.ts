@@ -3,8 +3,8 @@ import { TaskService, type TaskInput } from "../../../gen/tracking/v1/tasks_pb.j
 import type { Knex } from "../../../lib/db.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
 import type { Emit } from "../../../lib/storage.js";
-import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
-import { canSee, checkMayManage, viewerOf, visibleTo } from "../projects/access.js";
+import { type TrackingScope, trackingScope } from "../scope.js";
+import { canSee, checkMayManage, visibleTo } from "../projects/access.js";
 import { archivedProjectTasks, invalidProject, invalidTask, invalidUser, nameTaken, taskNameEmpty } from "../errors.js";
 import { activeFilter } from "../projects/rules.js";
 import { projects, type ProjectRow } from "../projects/store.js";
@@ -16,14 +16,14 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
 
   /** The live project of the path that the caller sees (400 "Invalid project_id" otherwise). */
-  async function projectOf(q: Knex, scope: WorkspaceScope, projectId: bigint): Promise<ProjectRow> {
+  async function projectOf(q: Knex, scope: TrackingScope, projectId: bigint): Promise<ProjectRow> {
     const project = await projects.getLive(q, scope.workspace, projectId);
-    if (!project || !(await canSee(q, () => viewerOf(q, identity, scope), project))) throw invalidProject();
+    if (!project || !(await canSee(q, scope.viewer, project))) throw invalidProject();
     return project;
   }
 
   /** The project of a change of its tasks: active, and the caller an admin or its manager. */
-  async function changeableProject(trx: Knex.Transaction, scope: WorkspaceScope, projectId: bigint): Promise<ProjectRow> {
+  async function changeableProject(trx: Knex.Transaction, scope: TrackingScope, projectId: bigint): Promise<ProjectRow> {
     const project = await projectOf(trx, scope, projectId);
     await checkMayManage(trx, scope, project.id);
     if (!project.active) throw archivedProjectTasks();
@@ -31,20 +31,20 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
   }
 
   /** A live task of the project, locked when in a change. */
-  async function taskOf(q: Knex, scope: WorkspaceScope, project: ProjectRow, taskId: bigint, lock: boolean): Promise<TaskRow> {
+  async function taskOf(q: Knex, scope: TrackingScope, project: ProjectRow, taskId: bigint, lock: boolean): Promise<TaskRow> {
     const task = lock ? await tasks.getForChange(q as Knex.Transaction, scope.workspace, taskId) : await tasks.get(q, scope.workspace, taskId);
     if (!task || task.server_deleted_at || task.project_id !== project.id) throw invalidTask();
     return task;
   }
 
   /** The assignee must be a member of the workspace. */
-  async function checkAssignee(scope: WorkspaceScope, userId: bigint | undefined): Promise<void> {
+  async function checkAssignee(scope: TrackingScope, userId: bigint | undefined): Promise<void> {
     if (userId === undefined || userId === 0n) return;
     const answer = await identity.listWorkspaceMembers({ workspaceId: scope.workspaceId });
     if (!answer.members.some((m) => m.userId === userId)) throw invalidUser();
   }
 
-  async function checkNameFree(trx: Knex.Transaction, scope: WorkspaceScope, projectId: number, sortName: string, except?: number): Promise<void> {
+  async function checkNameFree(trx: Knex.Transaction, scope: TrackingScope, projectId: number, sortName: string, except?: number): Promise<void> {
     const q = tasks.query(trx, scope.workspace).where({ project_id: projectId, sort_name: sortName }).whereNull("server_deleted_at");
     if (except !== undefined) q.andWhereNot("id", except);
     if (await q.first("id")) throw nameTaken();
@@ -66,21 +66,21 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
     return { task: (await taskMessages(db, [row]))[0] };
   }
 
-  async function change(scope: WorkspaceScope, work: (trx: Knex.Transaction, emit: Emit) => Promise<TaskRow>) {
+  async function change(scope: TrackingScope, work: (trx: Knex.Transaction, emit: Emit) => Promise<TaskRow>) {
     return answer(await storage.change(work));
   }
 
   return (router: ConnectRouter) =>
     router.service(TaskService, {
       async listProjectTasks(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const project = await projectOf(db, scope, req.projectId);
         const rows = await tasks.list(db, scope.workspace, { where: { project_id: project.id, server_deleted_at: null } });
         return { tasks: await taskMessages(db, rows) };
       },
 
       async createTask(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const input: Partial<TaskInput> = req.task ?? {};
         if (input.name === undefined) throw taskNameEmpty();
         const changes = changesOf(input);
@@ -111,13 +111,13 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async getTask(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const project = await projectOf(db, scope, req.projectId);
         return answer(await taskOf(db, scope, project, req.taskId, false));
       },
 
       async updateTask(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const input: Partial<TaskInput> = req.task ?? {};
         const changes = changesOf(input);
         await checkAssignee(scope, input.userId);
@@ -132,7 +132,7 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async deleteTask(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         await storage.change(async (trx, emit) => {
           const project = await changeableProject(trx, scope, req.projectId);
           const existing = await taskOf(trx, scope, project, req.taskId, true);
@@ -144,8 +144,8 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async listWorkspaceTasks(req, ctx) {
-        const scope = workspaceScope(ctx);
-        const viewer = await viewerOf(db, identity, scope);
+        const scope = trackingScope(ctx);
+        const viewer = scope.viewer;
         const sort = taskSortOf(req.sortField, req.sortOrder);
         const active = activeFilter(req.active);
         const page = req.page === undefined || req.page === 0n ? 1 : Number(req.page);

@@ -140,3 +140,14 @@ t.test("create and delete are emitted as project_group events", async (t) => {
   t.same(eventObject(events[0], ProjectGroupSchema).pid, BigInt(project.id));
   t.same(eventObject(events[1], ProjectGroupSchema).groupId, BigInt(pilots));
 });
+
+t.test("a member who manages a private project changes its tasks where groups are assigned to projects (the viewer is read before the change)", async (t) => {
+  const project = await world.project("Skunkworks", { is_private: true });
+  await assign(project.id, pilots);
+  const manager = await sys.api("POST", `/api/v9/workspaces/${owner.workspaceId}/project_users`, { auth: owner.auth, body: { project_id: project.id, user_id: member.id, manager: true } });
+  t.equal(manager.status, 200, manager.text);
+  const task = await sys.api("POST", `/api/v9/workspaces/${owner.workspaceId}/projects/${project.id}/tasks`, { auth: member.auth, body: { name: "Blueprint" } });
+  t.equal(task.status, 200, task.text);
+  const seen = await sys.api("GET", `/api/v9/workspaces/${owner.workspaceId}/projects/${project.id}`, { auth: member.auth });
+  t.equal(seen.body.name, "Skunkworks");
+});

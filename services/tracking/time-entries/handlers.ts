@@ -7,9 +7,8 @@ import { noAccess } from "../../../lib/errors.js";
 import { requireUser } from "../../../lib/identity.js";
 import { storageId } from "../../../lib/ids.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
-import { type WorkspaceScope, workspaceScope } from "../../../lib/workspace-scope.js";
+import { type TrackingScope, trackingScope } from "../scope.js";
 import { createdWithMissing, INVALID_TIME_ENTRY_IDS, listDatesReversed, listDatesUnpaired, resourceNotFound, startMissing, timeEntryChangedConcurrently, timeEntryIdInvalid, timeEntryNotFound, timeEntryStopped, workspaceIdMismatch } from "../errors.js";
-import { viewerOf, type Viewer } from "../projects/access.js";
 import { deleteEntry, saveEntry, stopEntry, type ChangeContext, type EntryChange } from "./changes.js";
 import { ENTRY_PATCH_PATHS, patchChange } from "./patch.js";
 import { entryInstant, knownZone, listBound, newestFirst, parseDay, RECENT_DAYS, tagAction, withStartDate } from "./rules.js";
@@ -60,22 +59,17 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
 
   /**
    * What a change needs from the accounts service, asked before its transaction begins (no call to
-   * another service while rows are locked), and only when the change needs it: the workspace's
-   * members when it names users, the caller as a viewer of private projects when it names a project
-   * or a task and the caller is no admin.
+   * another service while rows are locked), and only when the change names users: the workspace's
+   * members. The viewer of private projects came with the scope.
    */
-  async function prepare(scope: WorkspaceScope, input: EntryChange): Promise<Pick<ChangeContext, "members" | "viewer">> {
+  async function prepare(scope: TrackingScope, input: EntryChange): Promise<Pick<ChangeContext, "members" | "viewer">> {
     const namesUsers = input.userId !== undefined || (input.sharedWith?.length ?? 0) > 0;
-    const namesProject = input.projectId != null || input.taskId != null;
-    const [members, viewer] = await Promise.all([
-      namesUsers ? memberNames(scope.workspaceId).then((m) => new Set(m.keys())) : new Set<number>(),
-      namesProject ? viewerOf(db, identity, scope) : ({ workspace: scope.workspace, userId: Number(scope.userId), admin: scope.admin, groupIds: [] } satisfies Viewer),
-    ]);
-    return { members: async () => members, viewer: async () => viewer };
+    const members = namesUsers ? new Set((await memberNames(scope.workspaceId)).keys()) : new Set<number>();
+    return { members: async () => members, viewer: async () => scope.viewer };
   }
 
   /** One change with its context; the loser of a collision on a unique key runs again. */
-  async function change<T>(scope: WorkspaceScope, prepared: Pick<ChangeContext, "members" | "viewer">, work: (cx: ChangeContext) => Promise<T>): Promise<T> {
+  async function change<T>(scope: TrackingScope, prepared: Pick<ChangeContext, "members" | "viewer">, work: (cx: ChangeContext) => Promise<T>): Promise<T> {
     return storage.change((trx, emit) => work({ trx, emit, scope, now: clock.now(), ...prepared }), { againOnDuplicate: { attempts: COLLISION_RUNS, giveUp: timeEntryChangedConcurrently } });
   }
 
@@ -136,21 +130,21 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async createTimeEntry(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const input = bodyChange(req.entry, req.workspaceId, true);
         const row = await change(scope, await prepare(scope, input), (cx) => saveEntry(cx, undefined, input));
         return { timeEntry: await one(row, view(req.meta, false)) };
       },
 
       async updateTimeEntry(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const input = bodyChange(req.entry, req.workspaceId, false);
         const row = await change(scope, await prepare(scope, input), async (cx) => saveEntry(cx, await entryForChange(cx, req.timeEntryId), input));
         return { timeEntry: await one(row, view(req.meta, req.includeSharing)) };
       },
 
       async patchTimeEntries(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         const ids = parseIdList(req.timeEntryIds, { max: 100, invalid: INVALID_TIME_ENTRY_IDS });
         const input = patchChange(parsePatchOperations(req.operations ? toJson(ValueSchema, req.operations) : undefined, ENTRY_PATCH_PATHS));
         const prepared = await prepare(scope, input);
@@ -159,13 +153,13 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async deleteTimeEntry(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         await change(scope, await prepare(scope, {}), async (cx) => deleteEntry(cx, await entryForChange(cx, req.timeEntryId)));
         return {};
       },
 
       async stopTimeEntry(req, ctx) {
-        const scope = workspaceScope(ctx);
+        const scope = trackingScope(ctx);
         if (storageId(req.timeEntryId) === undefined) throw timeEntryIdInvalid();
         const row = await change(scope, await prepare(scope, {}), async (cx) => stopEntry(cx, await entryForChange(cx, req.timeEntryId), timeEntryStopped));
         return { timeEntry: await one(row, {}) };

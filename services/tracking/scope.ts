@@ -1,0 +1,43 @@
+import type { Client, HandlerContext } from "@connectrpc/connect";
+import type { IdentityService } from "../../gen/accounts/v1/accounts_pb.js";
+import { scopeOf, type ScopeResolvers } from "../../lib/access.js";
+import type { Knex } from "../../lib/db.js";
+import type { WorkspaceGate, WorkspaceScope } from "../../lib/workspace-scope.js";
+import { viewerOf, type Viewer } from "./projects/access.js";
+
+/**
+ * What the tracking service's handlers are handed: the caller's place in the workspace and how they
+ * see its projects. The viewer is resolved with the scope, before the handler runs, so no handler
+ * reads projects without it and none asks the accounts service for it inside a transaction.
+ */
+export interface TrackingScope extends WorkspaceScope {
+  /** Who looks at the workspace's projects: private ones are seen by admins, their users and their groups only. */
+  viewer: Viewer;
+}
+
+/** The caller's own scope (RPCs declared SCOPE_USER): the workspaces they are an active member of. */
+export interface TrackingUserScope {
+  userId: bigint;
+  /** The storage ids of the caller's workspaces. */
+  memberships(): Promise<number[]>;
+  /** The caller's scope in each of their workspaces. */
+  workspaces(): Promise<TrackingScope[]>;
+}
+
+/** The workspace scope the call's declaration resolved (RPCs declared SCOPE_WORKSPACE). */
+export const trackingScope = (ctx: HandlerContext) => scopeOf<TrackingScope>(ctx);
+/** The user scope the call's declaration resolved (RPCs declared SCOPE_USER). */
+export const trackingUserScope = (ctx: HandlerContext) => scopeOf<TrackingUserScope>(ctx);
+
+/** The tracking service's access resolvers: the workspace gate's answer, with the caller as a viewer of its projects. */
+export function trackingAccess(gate: WorkspaceGate, db: Knex, identity: Client<typeof IdentityService>): ScopeResolvers {
+  const withViewer = async (scope: WorkspaceScope): Promise<TrackingScope> => ({ ...scope, viewer: await viewerOf(db, identity, scope) });
+  return {
+    workspace: async (userId, workspaceId, access) => withViewer(await gate.scope(userId, workspaceId, access)),
+    user: (userId): TrackingUserScope => ({
+      userId,
+      memberships: () => gate.memberships(userId),
+      workspaces: async () => Promise.all((await gate.memberScopes(userId)).map(withViewer)),
+    }),
+  };
+}
