@@ -7,7 +7,7 @@ import { isConflictVictim, isUniqueViolation, openDatabase, type Knex, type Migr
 import { OutboxRelay, outboxMigration, recordEvent, type DomainEvent } from "./events.js";
 import { Mailer, mailOutboxMigration, type RecordMail } from "./mailer.js";
 import { unavailable } from "./errors.js";
-import { insideTransaction } from "./transactions.js";
+import { withinTransaction } from "./transactions.js";
 
 /** Runs of a transaction that lost a conflict (isConflictVictim), in all; after the last the caller is told to try again (503). */
 /** Runs of a change that collides with concurrent ones (deadlocks, SQLite snapshots) before it answers 503. */
@@ -114,17 +114,19 @@ export class ServiceStorage {
       const result = await runAgainOnConflict(() => {
         emitted = mailed = false;
         return this.db.transaction(async (trx) =>
-          insideTransaction.run(this.service, work,
-            trx,
-            (event) => {
-              emitted = true;
-              return recordEvent(trx, this.service, this.clock, event);
-            },
-            (mail) => {
-              if (!this.mailer) throw new Error(`the ${this.service} service sends no mail (its storage is opened without { mail: true })`);
-              mailed = true;
-              return this.mailer.record(trx, mail);
-            },
+          withinTransaction(this.service, () =>
+            work(
+              trx,
+              (event) => {
+                emitted = true;
+                return recordEvent(trx, this.service, this.clock, event);
+              },
+              (mail) => {
+                if (!this.mailer) throw new Error(`the ${this.service} service sends no mail (its storage is opened without { mail: true })`);
+                mailed = true;
+                return this.mailer.record(trx, mail);
+              },
+            ),
           ),
         );
       });
