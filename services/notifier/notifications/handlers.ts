@@ -1,6 +1,6 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { WebhookAdminService } from "../../../gen/notifier/v1/webhooks_pb.js";
-import { badRequest, notFound } from "../../../lib/errors.js";
+import { notificationNotFound, notReplayable, subscriptionNotFound } from "../errors.js";
 import type { NotifierKit } from "../kit.js";
 import { subscriptionIdOf } from "../subscriptions/rules.js";
 import { pageSize, stateFilter } from "./rules.js";
@@ -16,7 +16,7 @@ export function notificationHandlers({ subscriptions, notifications, clock, disp
 
   /** 404 unless the subscription (of the id the RPC carried as `raw`) exists. */
   async function mustExist(id: number, raw: string): Promise<void> {
-    if (!(await subscriptions.get(id))) throw notFound(`subscription ${raw} not found`);
+    if (!(await subscriptions.get(id))) throw subscriptionNotFound(raw);
   }
 
   return (router: ConnectRouter) =>
@@ -36,9 +36,9 @@ export function notificationHandlers({ subscriptions, notifications, clock, disp
       })
       .rpc(method.replayNotification, async (req) => {
         const found = await notifications.get(req.notificationId);
-        if (!found) throw notFound(`notification ${req.notificationId} not found`);
+        if (!found) throw notificationNotFound(req.notificationId);
         const replayed = await notifications.replay(req.notificationId, clock.now());
-        if (!replayed) throw badRequest(`notification ${req.notificationId} is ${found.state}; only a given-up notification can be replayed`);
+        if (!replayed) throw notReplayable(req.notificationId, found.state);
         dispatcher.kick();
         return { notification: notificationMessage(replayed) };
       })

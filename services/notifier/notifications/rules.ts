@@ -1,4 +1,4 @@
-import { badRequest } from "../../../lib/errors.js";
+import { limitNegative, stateInvalid } from "../errors.js";
 import type { NotificationState } from "./store.js";
 
 /**
@@ -23,12 +23,12 @@ const STATES = new Set<NotificationState>(["pending", "delivered", "given_up"]);
 
 /** The state a list asks for: none (every state), or one of the three. */
 export function stateFilter(raw: string): NotificationState | undefined {
-  if (raw && !STATES.has(raw as NotificationState)) throw badRequest("state must be pending, delivered or given_up");
+  if (raw && !STATES.has(raw as NotificationState)) throw stateInvalid();
   return (raw || undefined) as NotificationState | undefined;
 }
 
 /** Rows per page of a list: 100 unless asked, at most 1,000. */
 export function pageSize(limit: number): number {
-  if (limit < 0) throw badRequest("limit must not be negative");
+  if (limit < 0) throw limitNegative();
   return Math.min(limit || 100, 1000);
 }

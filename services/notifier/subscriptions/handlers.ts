@@ -1,7 +1,7 @@
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { TrackingWebhookService } from "../../../gen/notifier/v1/tracking_webhooks_pb.js";
 import { WebhookAdminService, type EventFilter } from "../../../gen/notifier/v1/webhooks_pb.js";
-import { badRequest, notFound, paymentRequired } from "../../../lib/errors.js";
+import { descriptionTaken, descriptionTooLongInternal, enabledRequired, internalDescriptionTaken, noServiceFamily, subscriptionNotFound, subscriptionNotFoundIn, targetRefused, webhookLimitReached, workspaceIdRequired } from "../errors.js";
 import { TRACKING_EVENTS } from "../../../lib/event-catalog.js";
 import { caller } from "../../../lib/identity.js";
 import { storageId } from "../../../lib/ids.js";
@@ -23,10 +23,6 @@ import {
 import type { SubscriptionRow } from "./store.js";
 import { subscriptionMessage, webhookSubscriptionMessage } from "./view.js";
 
-const notFoundIn = (subscriptionId: bigint, workspaceId: bigint) => notFound(`subscription ${subscriptionId} for workspace ${workspaceId} was not found`);
-const descriptionTaken = () => badRequest("Subscription description must be unique in the workspace");
-const internalDescriptionTaken = () => badRequest("a subscription with this description exists in the workspace");
-const noServiceFamily = () => badRequest("service must be hiring, tracking or accounts");
 
 /** The link that validates a subscription, on the host the caller used. */
 function validationUrl(ctx: HandlerContext, sub: SubscriptionRow): string | undefined {
@@ -71,7 +67,7 @@ function trackingWebhookRoutes({ subscriptions, notifications, clock, targets, p
   async function visible(ctx: HandlerContext, workspaceId: bigint, subscriptionId: bigint) {
     const scope = workspaceScope(ctx);
     const sub = await inWorkspace(workspaceId, subscriptionId);
-    if (!sub || (!scope.admin && BigInt(sub.user_id) !== scope.userId)) throw notFoundIn(subscriptionId, workspaceId);
+    if (!sub || (!scope.admin && BigInt(sub.user_id) !== scope.userId)) throw subscriptionNotFoundIn(subscriptionId, workspaceId);
     return { sub, scope };
   }
 
@@ -118,7 +114,7 @@ function trackingWebhookRoutes({ subscriptions, notifications, clock, targets, p
           maxWebhooks,
           { onDuplicate: descriptionTaken },
         );
-        if (!sub) throw paymentRequired(`The workspace has reached its maximum of ${maxWebhooks} webhooks`);
+        if (!sub) throw webhookLimitReached(maxWebhooks);
         pinger.pingLater(sub, validationUrl(ctx, sub));
         return { subscription: webhookSubscriptionMessage(sub, false) };
       },
@@ -138,7 +134,7 @@ function trackingWebhookRoutes({ subscriptions, notifications, clock, targets, p
         if (url !== sub.url) Object.assign(changes, { validation_code: newValidationCode(), validated_at: null });
         // A concurrent DELETE may have won: then there is nothing to answer.
         const updated = await subscriptions.update(sub.id, changes, { onDuplicate: descriptionTaken });
-        if (!updated) throw notFoundIn(req.subscriptionId, req.workspaceId);
+        if (!updated) throw subscriptionNotFoundIn(req.subscriptionId, req.workspaceId);
         if (url !== sub.url) pinger.pingLater(updated, validationUrl(ctx, updated));
         if (updated.enabled) dispatcher.kick();
         return answer(updated);
@@ -146,9 +142,9 @@ function trackingWebhookRoutes({ subscriptions, notifications, clock, targets, p
 
       async setWorkspaceSubscriptionEnabled(req, ctx) {
         const { sub } = await visible(ctx, req.workspaceId, req.subscriptionId);
-        if (req.enabled === undefined) throw badRequest("Field 'enabled' is required");
+        if (req.enabled === undefined) throw enabledRequired();
         const updated = await subscriptions.update(sub.id, { enabled: req.enabled, updated_at: clock.now() });
-        if (!updated) throw notFoundIn(req.subscriptionId, req.workspaceId);
+        if (!updated) throw subscriptionNotFoundIn(req.subscriptionId, req.workspaceId);
         // Notifications queued before it was disabled wait for it; they go now.
         if (req.enabled) dispatcher.kick();
         return answer(updated);
@@ -158,7 +154,7 @@ function trackingWebhookRoutes({ subscriptions, notifications, clock, targets, p
         const { sub } = await visible(ctx, req.workspaceId, req.subscriptionId);
         const pending = await hasPending(sub);
         // Of two DELETEs at once, one removes it; the other finds it gone, as it would after.
-        if (!(await subscriptions.delete(sub.id))) throw notFoundIn(req.subscriptionId, req.workspaceId);
+        if (!(await subscriptions.delete(sub.id))) throw subscriptionNotFoundIn(req.subscriptionId, req.workspaceId);
         return { subscription: webhookSubscriptionMessage(sub, pending, clock.now()) };
       },
 
@@ -166,7 +162,7 @@ function trackingWebhookRoutes({ subscriptions, notifications, clock, targets, p
         const sub = await inWorkspace(req.workspaceId, req.subscriptionId);
         // The code is the credential of this public link: a wrong one (or one a PUT or a ping has
         // replaced) looks like no subscription. The store compares it with the hash it keeps.
-        if (!sub || !(await subscriptions.validate(sub.id, req.validationCode, clock.now()))) throw notFoundIn(req.subscriptionId, req.workspaceId);
+        if (!sub || !(await subscriptions.validate(sub.id, req.validationCode, clock.now()))) throw subscriptionNotFoundIn(req.subscriptionId, req.workspaceId);
         return { status: "OK" };
       },
 
@@ -174,7 +170,7 @@ function trackingWebhookRoutes({ subscriptions, notifications, clock, targets, p
         const { sub } = await visible(ctx, req.workspaceId, req.subscriptionId);
         // Only the code's hash is kept: an unvalidated subscription's ping carries a fresh code.
         const target = sub.validated_at ? sub : await subscriptions.reissueValidationCode(sub.id, newValidationCode());
-        if (!target) throw notFoundIn(req.subscriptionId, req.workspaceId);
+        if (!target) throw subscriptionNotFoundIn(req.subscriptionId, req.workspaceId);
         const outcome = await pinger.ping(target, validationUrl(ctx, target));
         return { status: outcome.status };
       },
@@ -207,10 +203,10 @@ function adminSubscriptionRoutes({ subscriptions, notifications, clock, targets 
       .rpc(method.createSubscription, async (req) => {
         const family = familyOfService(req.service);
         if (!family) throw noServiceFamily();
-        if (!req.workspaceId) throw badRequest("workspace_id is required");
+        if (!req.workspaceId) throw workspaceIdRequired();
         const problem = await checkTargetUrl(req.url, targets);
-        if (problem) throw badRequest(problem);
-        if (req.description.length > MAX_DESCRIPTION_LENGTH) throw badRequest(`description must not be longer than ${MAX_DESCRIPTION_LENGTH} characters`);
+        if (problem) throw targetRefused(problem);
+        if (req.description.length > MAX_DESCRIPTION_LENGTH) throw descriptionTooLongInternal(MAX_DESCRIPTION_LENGTH);
         const now = clock.now();
         const row = await subscriptions.insert(
           {
@@ -239,7 +235,7 @@ function adminSubscriptionRoutes({ subscriptions, notifications, clock, targets 
         return { subscriptions: rows.map((r) => subscriptionMessage(r, pending.get(r.id) ?? 0)) };
       })
       .rpc(method.deleteSubscription, async (req) => {
-        if (!(await subscriptions.delete(subscriptionIdOf(req.subscriptionId)))) throw notFound(`subscription ${req.subscriptionId} not found`);
+        if (!(await subscriptions.delete(subscriptionIdOf(req.subscriptionId)))) throw subscriptionNotFound(req.subscriptionId);
         return {};
       });
 }

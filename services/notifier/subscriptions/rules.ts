@@ -1,5 +1,5 @@
 import type { Event } from "../../../gen/events/v1/event_pb.js";
-import { badRequest, notFound, paymentRequired } from "../../../lib/errors.js";
+import { callbackUrlEmpty, targetRefused, descriptionEmpty, descriptionTooLong, eventFilterActionUnsupported, eventFilterEntityUnsupported, eventFilterIncomplete, eventFilterLimit, eventFiltersEmpty, eventFiltersRepeated, internalFiltersRepeated, subscriptionNotFound } from "../errors.js";
 import { TRACKING_EVENTS, TRACKING_EVENT_SERVICES } from "../../../lib/event-catalog.js";
 import { randomToken } from "../../../lib/ids.js";
 import { checkTargetUrl, type TargetRules } from "../delivery/target.js";
@@ -13,7 +13,7 @@ import type { Family, Filter, SubscriptionRow } from "./store.js";
 
 /** A subscription id as the internal RPCs carry it (decimal text); another is no subscription's. */
 export function subscriptionIdOf(raw: string): number {
-  if (!/^\d{1,15}$/.test(raw)) throw notFound(`subscription ${raw} not found`);
+  if (!/^\d{1,15}$/.test(raw)) throw subscriptionNotFound(raw);
   return Number(raw);
 }
 
@@ -42,40 +42,40 @@ export const MAX_DESCRIPTION_LENGTH = 200;
 
 export function subscriptionDescription(raw: string): string {
   const description = raw.trim();
-  if (!description) throw badRequest("Subscription description must not be empty");
-  if (description.length > MAX_DESCRIPTION_LENGTH) throw badRequest(`Subscription description must not be longer than ${MAX_DESCRIPTION_LENGTH} characters`);
+  if (!description) throw descriptionEmpty();
+  if (description.length > MAX_DESCRIPTION_LENGTH) throw descriptionTooLong(MAX_DESCRIPTION_LENGTH);
   return description;
 }
 
 /** Filters of a time-tracking subscription: at least one, no repeats, only entities and actions that exist. */
 export function trackingFilters(input: Filter[], maxFilters: number): Filter[] {
-  if (input.length === 0) throw badRequest("The list of event filters must not be empty");
+  if (input.length === 0) throw eventFiltersEmpty();
   const filters = input.map((f) => ({ entity: f.entity.trim(), action: f.action.trim() }));
   const allActions = new Set(Object.values(TRACKING_EVENTS).flat());
   for (const f of filters) {
-    if (!f.entity || !f.action) throw badRequest("Event filters must name an entity and an action");
-    if (f.entity !== "*" && !TRACKING_EVENTS[f.entity]) throw badRequest(`Event filter entity '${f.entity}' is not supported`);
+    if (!f.entity || !f.action) throw eventFilterIncomplete();
+    if (f.entity !== "*" && !TRACKING_EVENTS[f.entity]) throw eventFilterEntityUnsupported(f.entity);
     const actions = f.entity === "*" ? allActions : new Set(TRACKING_EVENTS[f.entity]);
-    if (f.action !== "*" && !actions.has(f.action)) throw badRequest(`Event filter action '${f.action}' is not supported for entity '${f.entity}'`);
+    if (f.action !== "*" && !actions.has(f.action)) throw eventFilterActionUnsupported(f.entity, f.action);
   }
-  if (new Set(filters.map((f) => `${f.entity}/${f.action}`)).size !== filters.length) throw badRequest("The list of event filters must not contain duplicates");
-  if (filters.length > maxFilters) throw paymentRequired(`A webhook in this workspace may have at most ${maxFilters} event filters`);
+  if (new Set(filters.map((f) => `${f.entity}/${f.action}`)).size !== filters.length) throw eventFiltersRepeated();
+  if (filters.length > maxFilters) throw eventFilterLimit(maxFilters);
   return filters;
 }
 
 /** Filters of a subscription made over the internal RPCs: none means every event; no repeats. */
 export function internalFilters(input: Filter[]): Filter[] {
   const filters = input.length ? input.map((f) => ({ entity: f.entity.trim() || "*", action: f.action.trim() || "*" })) : [{ entity: "*", action: "*" }];
-  if (new Set(filters.map((f) => `${f.entity}/${f.action}`)).size !== filters.length) throw badRequest("event filters must not repeat");
+  if (new Set(filters.map((f) => `${f.entity}/${f.action}`)).size !== filters.length) throw internalFiltersRepeated();
   return filters;
 }
 
 /** A time-tracking subscription's callback URL: trimmed, not empty, allowed by the target rules. */
 export async function callbackUrl(raw: string, rules: TargetRules): Promise<string> {
   const url = raw.trim();
-  if (!url) throw badRequest("URL callback must not be empty");
+  if (!url) throw callbackUrlEmpty();
   const problem = await checkTargetUrl(url, rules);
-  if (problem) throw badRequest(problem);
+  if (problem) throw targetRefused(problem);
   return url;
 }
 
