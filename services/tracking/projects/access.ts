@@ -49,14 +49,9 @@ export function visibleTo(db: Knex, q: Knex.QueryBuilder, viewer: Viewer, alias 
   });
 }
 
-/**
- * Whether the viewer may see the project. The viewer may be given as the way to read it: it is
- * read only for a private project (a public one is seen by every member).
- */
-export async function canSee(db: Knex, viewerOrRead: Viewer | (() => Promise<Viewer>), row: ProjectRow): Promise<boolean> {
-  if (!row.is_private) return true;
-  const viewer = typeof viewerOrRead === "function" ? await viewerOrRead() : viewerOrRead;
-  if (viewer.admin) return true;
+/** Whether the viewer may see the project (a public one is seen by every member). */
+export async function canSee(db: Knex, viewer: Viewer, row: ProjectRow): Promise<boolean> {
+  if (!row.is_private || viewer.admin) return true;
   const q = visibleTo(db, projects.query(db, viewer.workspace).andWhere("id", row.id), viewer);
   return (await q.first("id")) !== undefined;
 }

@@ -1,8 +1,8 @@
 import type { Knex } from "../../../lib/db.js";
 import type { Emit } from "../../../lib/storage.js";
-import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
+import type { TrackingScope } from "../scope.js";
 import { invalidProject, invalidTask, invalidUser, otherUsersAdminsOnly, sharedWithInvalid, startNotGiven, tagIdsInvalid, taskNotOfProject } from "../errors.js";
-import { canSee, type Viewer } from "../projects/access.js";
+import { canSee } from "../projects/access.js";
 import { projects } from "../projects/store.js";
 import { tasks } from "../tasks/store.js";
 import { insertTag } from "../tags/changes.js";
@@ -40,12 +40,11 @@ export interface EntryChange {
 export interface ChangeContext {
   trx: Knex.Transaction;
   emit: Emit;
-  scope: WorkspaceScope;
+  /** The caller's scope, with them as a viewer of the workspace's projects. */
+  scope: TrackingScope;
   now: Date;
-  /** The workspace's member ids (asked of the accounts service only when a change names users). */
-  members: () => Promise<Set<number>>;
-  /** Reads the caller as a viewer of the workspace's projects (only a private project needs it). */
-  viewer: () => Promise<Viewer>;
+  /** The workspace's member ids, asked of the accounts service before the change, only when it names users (else empty). */
+  members: Set<number>;
 }
 
 /** The entry's owner after the change: the caller, or (admins only) another member of the workspace. */
@@ -54,7 +53,7 @@ async function owner(cx: ChangeContext, existing: TimeEntryRow | undefined, chan
   const current = existing?.user_id ?? caller;
   if (change.userId === undefined || change.userId === current) return current;
   if (!cx.scope.admin) throw otherUsersAdminsOnly();
-  if (!(await cx.members()).has(change.userId)) throw invalidUser();
+  if (!cx.members.has(change.userId)) throw invalidUser();
   return change.userId;
 }
 
@@ -73,7 +72,7 @@ async function projectAndTask(cx: ChangeContext, existing: TimeEntryRow | undefi
 
 async function checkVisibleProject(cx: ChangeContext, projectId: number): Promise<void> {
   const project = await projects.getLive(cx.trx, cx.scope.workspace, BigInt(projectId));
-  if (!project || !(await canSee(cx.trx, cx.viewer, project))) throw invalidProject();
+  if (!project || !(await canSee(cx.trx, cx.scope.viewer, project))) throw invalidProject();
 }
 
 /** The task after the change, and the project it brings when the change names a task alone. */
@@ -128,8 +127,7 @@ async function sharedWith(cx: ChangeContext, existing: TimeEntryRow | undefined,
   if (given === undefined) return existing?.shared_with_user_ids ?? [];
   const ids = [...new Set(given)].filter((id) => id !== ownerId);
   if (ids.length === 0) return [];
-  const members = await cx.members();
-  if (ids.some((id) => !members.has(id))) throw sharedWithInvalid();
+  if (ids.some((id) => !cx.members.has(id))) throw sharedWithInvalid();
   return ids;
 }
 

@@ -58,19 +58,17 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
   const view = (meta: boolean, sharing: boolean): EntryView => ({ meta, sharing: sharing ? memberNames : undefined });
 
   /**
-   * What a change needs from the accounts service, asked before its transaction begins (no call to
-   * another service while rows are locked), and only when the change names users: the workspace's
-   * members. The viewer of private projects came with the scope.
+   * The workspace's members, asked of the accounts service before a change's transaction begins (no
+   * call to another service while rows are locked), and only when the change names users.
    */
-  async function prepare(scope: TrackingScope, input: EntryChange): Promise<Pick<ChangeContext, "members" | "viewer">> {
+  async function membersFor(scope: TrackingScope, input: EntryChange): Promise<Set<number>> {
     const namesUsers = input.userId !== undefined || (input.sharedWith?.length ?? 0) > 0;
-    const members = namesUsers ? new Set((await memberNames(scope.workspaceId)).keys()) : new Set<number>();
-    return { members: async () => members, viewer: async () => scope.viewer };
+    return namesUsers ? new Set((await memberNames(scope.workspaceId)).keys()) : new Set<number>();
   }
 
   /** One change with its context; the loser of a collision on a unique key runs again. */
-  async function change<T>(scope: TrackingScope, prepared: Pick<ChangeContext, "members" | "viewer">, work: (cx: ChangeContext) => Promise<T>): Promise<T> {
-    return storage.change((trx, emit) => work({ trx, emit, scope, now: clock.now(), ...prepared }), { againOnDuplicate: { attempts: COLLISION_RUNS, giveUp: timeEntryChangedConcurrently } });
+  async function change<T>(scope: TrackingScope, members: Set<number>, work: (cx: ChangeContext) => Promise<T>): Promise<T> {
+    return storage.change((trx, emit) => work({ trx, emit, scope, now: clock.now(), members }), { againOnDuplicate: { attempts: COLLISION_RUNS, giveUp: timeEntryChangedConcurrently } });
   }
 
   /** The workspace's entry, live, locked, that the caller may change (their own, or any as an admin). */
@@ -132,14 +130,14 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
       async createTimeEntry(req, ctx) {
         const scope = trackingScope(ctx);
         const input = bodyChange(req.entry, req.workspaceId, true);
-        const row = await change(scope, await prepare(scope, input), (cx) => saveEntry(cx, undefined, input));
+        const row = await change(scope, await membersFor(scope, input), (cx) => saveEntry(cx, undefined, input));
         return { timeEntry: await one(row, view(req.meta, false)) };
       },
 
       async updateTimeEntry(req, ctx) {
         const scope = trackingScope(ctx);
         const input = bodyChange(req.entry, req.workspaceId, false);
-        const row = await change(scope, await prepare(scope, input), async (cx) => saveEntry(cx, await entryForChange(cx, req.timeEntryId), input));
+        const row = await change(scope, await membersFor(scope, input), async (cx) => saveEntry(cx, await entryForChange(cx, req.timeEntryId), input));
         return { timeEntry: await one(row, view(req.meta, req.includeSharing)) };
       },
 
@@ -147,21 +145,21 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
         const scope = trackingScope(ctx);
         const ids = parseIdList(req.timeEntryIds, { max: 100, invalid: INVALID_TIME_ENTRY_IDS });
         const input = patchChange(parsePatchOperations(req.operations ? toJson(ValueSchema, req.operations) : undefined, ENTRY_PATCH_PATHS));
-        const prepared = await prepare(scope, input);
-        const result = await applyEach(ids, (id) => change(scope, prepared, async (cx) => void (await saveEntry(cx, await entryForChange(cx, BigInt(id)), input))));
+        const members = await membersFor(scope, input);
+        const result = await applyEach(ids, (id) => change(scope, members, async (cx) => void (await saveEntry(cx, await entryForChange(cx, BigInt(id)), input))));
         return { success: result.success.map(BigInt), failure: result.failure.map((f) => ({ id: BigInt(f.id), message: f.message })) };
       },
 
       async deleteTimeEntry(req, ctx) {
         const scope = trackingScope(ctx);
-        await change(scope, await prepare(scope, {}), async (cx) => deleteEntry(cx, await entryForChange(cx, req.timeEntryId)));
+        await change(scope, new Set(), async (cx) => deleteEntry(cx, await entryForChange(cx, req.timeEntryId)));
         return {};
       },
 
       async stopTimeEntry(req, ctx) {
         const scope = trackingScope(ctx);
         if (storageId(req.timeEntryId) === undefined) throw timeEntryIdInvalid();
-        const row = await change(scope, await prepare(scope, {}), async (cx) => stopEntry(cx, await entryForChange(cx, req.timeEntryId), timeEntryStopped));
+        const row = await change(scope, new Set(), async (cx) => stopEntry(cx, await entryForChange(cx, req.timeEntryId), timeEntryStopped));
         return { timeEntry: await one(row, {}) };
       },
     });
