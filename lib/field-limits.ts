@@ -88,7 +88,8 @@ function checkNumber(value: number | bigint, limits: FieldLimits, path: string):
 /** One scalar value (a string, bytes, number or bool) against the field's limits. */
 function checkScalar(value: unknown, limits: FieldLimits, path: string): Violation {
   if (typeof value === "string") {
-    return limits.maxLength && exceedsCharacters(value, limits.maxLength) ? `${path} must be at most ${limits.maxLength} characters` : undefined;
+    if (!limits.maxLength || !exceedsCharacters(value, limits.maxLength)) return undefined;
+    return limits.tooLong ? limits.tooLong.replaceAll("{max}", String(limits.maxLength)) : `${path} must be at most ${limits.maxLength} characters`;
   }
   if (value instanceof Uint8Array) {
     return limits.maxLength && value.byteLength > limits.maxLength ? `${path} must be at most ${limits.maxLength} bytes` : undefined;
@@ -164,6 +165,23 @@ function violationIn(desc: DescMessage, msg: Record<string, unknown>, prefix: st
  */
 export function fieldLimitViolation(desc: DescMessage, message: object): string | undefined {
   return violationIn(desc, message as Record<string, unknown>, "");
+}
+
+/** The longest value the field declares (`max_length`), the one limit its rules and column keep to. */
+export function declaredMaxLength(field: DescField): number {
+  const max = hasOption(field, limitsOption) ? getOption(field, limitsOption).maxLength : 0;
+  if (!max) throw new Error(`${field.parent.typeName}.${field.name} declares no max_length`);
+  return max;
+}
+
+/**
+ * Checks a string that reached a handler other than through the field (a JSON Patch operation's
+ * value) against the field's declared length, with the time-tracking API's 400.
+ */
+export function checkDeclaredLength(field: DescField, value: string | undefined): void {
+  const limits = hasOption(field, limitsOption) ? getOption(field, limitsOption) : undefined;
+  const violation = value === undefined || !limits ? undefined : checkScalar(value, limits, field.name);
+  if (violation) throw badRequest(violation);
 }
 
 const hiringServices = new WeakMap<DescService, boolean>();

@@ -157,7 +157,9 @@ for (const { route, targets } of driven) {
         const max = target.limits.maxLength;
         const at = await call(route, target, text(target, max));
         t.ok(at.status < 500, `${label} of ${max} characters: ${at.status} ${at.text.slice(0, 120)}`);
-        assertRefusal(t, route, await call(route, target, text(target, max + 1)), `${target.name} must be at most ${max} characters`, `${label} of ${max + 1} characters`);
+        // The field's own message where it declares one ("Client name maximum length is 100"), else the generic one.
+        const refusal = target.limits.tooLong ? target.limits.tooLong.replaceAll("{max}", String(max)) : `${target.name} must be at most ${max} characters`;
+        assertRefusal(t, route, await call(route, target, text(target, max + 1)), refusal, `${label} of ${max + 1} characters`);
         continue;
       }
       const { min, max } = target.limits;

@@ -15,7 +15,9 @@ import { Code, ConnectError, createClient, createRouterTransport } from "@connec
 import { Family, FieldLimitsSchema, family, limits } from "../../gen/gateway/v1/annotations_pb.js";
 import { UpdateCandidateRequestSchema } from "../../gen/hiring/v1/admin_pb.js";
 import { ERROR_HEADER } from "../errors.js";
-import { fieldLimitViolation, fieldLimitsInterceptor } from "../field-limits.js";
+import { checkDeclaredLength, declaredMaxLength, fieldLimitViolation, fieldLimitsInterceptor } from "../field-limits.js";
+import { CreateClientRequestSchema } from "../../gen/tracking/v1/clients_pb.js";
+import { ProjectInputSchema } from "../../gen/tracking/v1/projects_pb.js";
 
 /**
  * The field-limits interceptor: a value at its declared limit passes, one past it is the
@@ -201,4 +203,14 @@ t.test("the interceptor refuses before the handler runs, with the family's 400",
   t.equal(plainErr?.rawMessage, "inner.note must be at most 3 characters");
   t.equal(plainErr?.metadata.get(ERROR_HEADER.errorType), null, "other families: a plain InvalidArgument");
   t.equal(plain.calls(), 0);
+});
+
+t.test("a field's own message for a string past its length, with {max} filled in", async (t) => {
+  const name = "x".repeat(declaredMaxLength(CreateClientRequestSchema.field.name));
+  t.equal(fieldLimitViolation(CreateClientRequestSchema, create(CreateClientRequestSchema, { name })), undefined, "at the limit");
+  t.equal(fieldLimitViolation(CreateClientRequestSchema, create(CreateClientRequestSchema, { name: `${name}y` })), "Client name maximum length is 100", "one past it");
+  t.equal(declaredMaxLength(CreateClientRequestSchema.field.name), 100, "the limit the rules read");
+  t.throws(() => declaredMaxLength(CreateClientRequestSchema.field.workspaceId), /declares no max_length/, "a field without one is a programming error");
+  t.doesNotThrow(() => checkDeclaredLength(ProjectInputSchema.field.name, "p".repeat(255)), "a value reaching a rule another way, at the limit");
+  t.throws(() => checkDeclaredLength(ProjectInputSchema.field.name, "p".repeat(256)), new ConnectError("Project name must be at most 255 characters", Code.InvalidArgument), "past it");
 });

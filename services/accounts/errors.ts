@@ -52,7 +52,6 @@ export const organizationNotFound = (organizationId: bigint) => notFound(`organi
 /** POST /organizations and PUT /organizations/{id} word an empty name differently. */
 export const newOrganizationNameEmpty = () => badRequest("Field 'name' cannot be empty");
 export const organizationNameEmpty = () => badRequest("field 'name' cannot be empty");
-export const organizationNameTooLong = (max: number) => badRequest(`organization name too long, maximum length is ${max}`);
 export const organizationFieldMissing = () => badRequest("At least one field is required");
 export const workspaceNameMissing = () => badRequest("workspace name must be provided");
 export const notOrganizationMember = () => badRequest("The user does not belong to the organization.");
@@ -82,7 +81,6 @@ export const activeUserLimit = (max: number) => badRequest(`Active user limit is
 // Workspaces.
 export const workspaceNameNil = () => badRequest("workspace name must not be nil");
 export const workspaceNameEmpty = () => badRequest("workspace name must contain non-space characters");
-export const workspaceNameTooLong = (max: number) => badRequest(`workspace name must not be longer than ${max}`);
 export const workspaceNameTaken = () => badRequest("another workspace with the same name exists in the organization");
 export const defaultCurrencyInvalid = () => badRequest("default_currency must be a three-letter currency code");
 export const roundingInvalid = () => badRequest("rounding must be -1 (down), 0 (nearest) or 1 (up)");
@@ -132,7 +130,6 @@ export const groupNotFound = () => notFound("Invalid group ID");
 export const groupOrganizationNoAccess = () => forbidden("User does not have access to this resource");
 export const groupNameTaken = () => badRequest("Name has already been taken");
 export const groupNameMissing = () => badRequest("Group name must be present");
-export const groupNameTooLong = (max: number) => badRequest(`Group name too long, maximum length is ${max}`);
 export const groupWorkspaceFilterInvalid = () => badRequest("invalid number");
 export const tooManyPatches = (max: number) => badRequest(`Too many patches, maximum is ${max}`);
 export const tooManyPatchValues = (max: number) => badRequest(`Too many values per patch, maximum is ${max}`);

@@ -9,7 +9,6 @@ import { badRequest, notFound, paymentRequired } from "../../lib/errors.js";
 export const subscriptionNotFoundIn = (subscriptionId: bigint | string, workspaceId: bigint | string) => notFound(`subscription ${subscriptionId} for workspace ${workspaceId} was not found`);
 export const descriptionTaken = () => badRequest("Subscription description must be unique in the workspace");
 export const descriptionEmpty = () => badRequest("Subscription description must not be empty");
-export const descriptionTooLong = (max: number) => badRequest(`Subscription description must not be longer than ${max} characters`);
 export const webhookLimitReached = (max: number) => paymentRequired(`The workspace has reached its maximum of ${max} webhooks`);
 export const enabledRequired = () => badRequest("Field 'enabled' is required");
 export const eventFiltersEmpty = () => badRequest("The list of event filters must not be empty");
@@ -25,7 +24,6 @@ export const subscriptionNotFound = (id: bigint | string) => notFound(`subscript
 export const internalDescriptionTaken = () => badRequest("a subscription with this description exists in the workspace");
 export const noServiceFamily = () => badRequest("service must be hiring, tracking or accounts");
 export const workspaceIdRequired = () => badRequest("workspace_id is required");
-export const descriptionTooLongInternal = (max: number) => badRequest(`description must not be longer than ${max} characters`);
 export const internalFiltersRepeated = () => badRequest("event filters must not repeat");
 
 // Notifications: the internal admin RPCs.

@@ -31,7 +31,6 @@ export const clientNotFound = (id: bigint) => notFound(`No client with ID ${id} 
 export const clientMissing = () => notFound("Client doesn't exist in the workspace");
 export const clientStatusInvalid = () => badRequest("Client status is invalid");
 export const clientNameEmpty = () => badRequest("Client name cannot be empty");
-export const clientNameTooLong = (max: number) => badRequest(`Client name maximum length is ${max}`);
 /** Restoring named projects and all projects at once. */
 export const restoreChoiceAmbiguous = () => badRequest("Bad Request");
 
@@ -39,7 +38,6 @@ export const restoreChoiceAmbiguous = () => badRequest("Bad Request");
 export const projectClientMissing = (clientId: bigint, workspaceId: bigint) => badRequest(`Client with the ID ${clientId} isn't present in workspace ${workspaceId}`);
 export const projectNotOfClient = (projectId: number, clientId: number) => badRequest(`Project ${projectId} is not a project of client ${clientId}`);
 export const projectNameEmpty = () => badRequest("Project name must not be empty");
-export const projectNameTooLong = (max: number) => badRequest(`Project name must be at most ${max} characters`);
 export const projectColorInvalid = (raw: string) => badRequest(`Error in validating color '${raw}'. Project color must be a hex value in the form of #[0-9a-f]{6}.`);
 export const projectEndBeforeStart = () => badRequest("end_date must not be earlier than start_date");
 export const currencyInvalid = () => badRequest("currency must be a three-letter code");
@@ -76,13 +74,11 @@ export const projectIdsMissing = () => badRequest("project_ids is required");
 // Tasks.
 export const archivedProjectTasks = () => badRequest("Can not change tasks of archived project");
 export const taskNameEmpty = () => badRequest("Task name must not be empty");
-export const taskNameTooLong = (max: number) => badRequest(`Task name must be at most ${max} characters`);
 export const taskSortFieldInvalid = () => badRequest("Invalid sort_field: expected name or created_at");
 
 // Tags.
 export const tagNotFound = () => notFound("Tag was not found");
 export const tagNameBlank = () => badRequest("tag name can't be blank");
-export const tagNameTooLong = (max: number) => badRequest(`tag name can't be longer than ${max} characters`);
 export const tagNameTaken = (name: string) => badRequest(`a tag with the name '${name}' already exists`);
 export const tagManagementAdminsOnly = () => forbidden("Only organization or workspace administrators may manage tags in this workspace.");
 
@@ -139,3 +135,14 @@ export const frequencyInvalid = () => badRequest("frequency should be either 1 o
 export const thresholdMissing = () => badRequest("threshold is required");
 export const thresholdInvalid = (most: number) => badRequest(`threshold should be a whole number of hours from 1 to ${most}`);
 export const recipientsMissing = () => badRequest("One of user_ids or group_ids is required");
+
+// Reports API v3 helpers (report-filters/): the reference's texts where it has them.
+export const tooManyPostedIds = (max: number) => badRequest(`Maximum count of posted IDs is ${max}`);
+export const noFilterParameter = () => badRequest("At least one parameter must be set");
+export const summaryProjectIdInvalid = () => badRequest("Invalid project id");
+/** A project that is not there, deleted, or hidden from the caller. */
+export const summaryProjectNotAccessible = () => forbidden("project not found or not accessible");
+export const rangeParameterRequired = (name: string) => badRequest(`The ${name} parameter is required`);
+export const rangeParameterFormat = (name: string) => badRequest(`Invalid ${name} format`);
+export const rangeOutOfBounds = (name: string, first: string, last: string) => badRequest(`${name} should be within ${first} to ${last}`);
+export const rangeReversed = () => badRequest("end_date must not be earlier than start_date");

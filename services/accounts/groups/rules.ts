@@ -1,17 +1,15 @@
 import type { JsonValue } from "@bufbuild/protobuf";
-import { groupNameMissing, groupNameTooLong, groupWorkspaceFilterInvalid, invalidJson, patchOperationInvalid, patchPathInvalid, tooManyPatches, tooManyPatchValues } from "../errors.js";
+import { groupNameMissing, groupWorkspaceFilterInvalid, invalidJson, patchOperationInvalid, patchPathInvalid, tooManyPatches, tooManyPatchValues } from "../errors.js";
 import type { GroupPath } from "./store.js";
 
-export const MAX_GROUP_NAME = 200;
 /** Most operations of one PATCH, and most ids in one operation's value. */
 export const MAX_PATCHES = 50;
 export const MAX_PATCH_VALUES = 1000;
 
-/** A group's name as stored: trimmed, present, at most 200 characters. */
+/** A group's name as stored: trimmed, present (its length is the declared limit of the fields that carry it). */
 export function groupName(raw: string): string {
   const name = raw.trim();
   if (name === "") throw groupNameMissing();
-  if ([...name].length > MAX_GROUP_NAME) throw groupNameTooLong(MAX_GROUP_NAME);
   return name;
 }
 

@@ -3,13 +3,11 @@ import type {
   ListOrganizationUsersRequest,
   UpdateOrganizationUserRequest,
 } from "../../../gen/accounts/v1/organizations_pb.js";
-import { activeStatusInvalid, activeUserLimit, adminFlagsAndRole, foreignOrganizationUsers, newOrganizationNameEmpty, onlyAdminsInvalid, organizationFieldMissing, organizationNameEmpty, organizationNameTooLong, organizationRoleInvalid, organizationUserFieldMissing, organizationUserIdsMissing, organizationUserIdsRepeated, ownerAdminRequired, ownerDeactivation, ownerNotRemovable, paidFieldsNeedPaidPlan, postedFieldsInvalid, queryValueInvalid, queryValueNotPositive, rateChangeModeInvalid, sortDirInvalid, workspaceNameMissing } from "../errors.js";
+import { activeStatusInvalid, activeUserLimit, adminFlagsAndRole, foreignOrganizationUsers, newOrganizationNameEmpty, onlyAdminsInvalid, organizationFieldMissing, organizationNameEmpty, organizationRoleInvalid, organizationUserFieldMissing, organizationUserIdsMissing, organizationUserIdsRepeated, ownerAdminRequired, ownerDeactivation, ownerNotRemovable, paidFieldsNeedPaidPlan, postedFieldsInvalid, queryValueInvalid, queryValueNotPositive, rateChangeModeInvalid, sortDirInvalid, workspaceNameMissing } from "../errors.js";
 import { isRateChangeMode, RATE_CHANGE_MODES } from "../../../lib/rate-change-modes.js";
 import { workspaceName } from "../workspaces/rules.js";
 import type { MemberQuery, MemberStatus, OrganizationRow, OrganizationUserRow } from "./store.js";
 
-/** Longest organization name (the specification's limit). */
-export const MAX_ORGANIZATION_NAME = 140;
 /** Workspaces an organization may have, as the organizations table's default holds it. */
 export const DEFAULT_MAX_WORKSPACES = 20;
 /** Workspaces one user may be a member of. */
@@ -37,7 +35,6 @@ export const mayAct = (member: Pick<OrganizationUserRow, "joined" | "inactive">)
 function organizationName(raw: string, empty: () => Error): string {
   const name = raw.trim();
   if (!name) throw empty();
-  if ([...name].length > MAX_ORGANIZATION_NAME) throw organizationNameTooLong(MAX_ORGANIZATION_NAME);
   return name;
 }
 

@@ -1,4 +1,5 @@
-import type { SignupRequest, UpdateMeRequest } from "../../../gen/accounts/v1/accounts_pb.js";
+import { SignupRequestSchema, type SignupRequest, type UpdateMeRequest } from "../../../gen/accounts/v1/accounts_pb.js";
+import { declaredMaxLength } from "../../../lib/field-limits.js";
 import type { UserRow } from "./store.js";
 import { beginningOfWeekInvalid, countryIdInvalid, fullnameInvalid, invalidEmail, missingEmail, passwordTooLong, passwordTooShort, profileEmailInvalid, timezoneInvalid } from "../errors.js";
 
@@ -14,8 +15,11 @@ export function isValidTimezone(zone: string): boolean {
   }
 }
 
+/** The longest address: the users table's column, which sign-up declares. */
+const MAX_EMAIL = declaredMaxLength(SignupRequestSchema.field.email);
+
 export function isValidEmail(email: string): boolean {
-  return email.length <= 254 && EMAIL.test(email);
+  return email.length <= MAX_EMAIL && EMAIL.test(email);
 }
 
 /** Shortest and longest password. */
@@ -49,7 +53,7 @@ export function profileChanges(req: UpdateMeRequest): Partial<Pick<UserRow, "ful
   const changes: ReturnType<typeof profileChanges> = {};
   if (req.fullname !== undefined) {
     const fullname = req.fullname.trim();
-    if (!fullname || [...fullname].length > 255) throw fullnameInvalid();
+    if (!fullname) throw fullnameInvalid();
     changes.fullname = fullname;
   }
   if (req.email !== undefined) {

@@ -1,5 +1,5 @@
 import type { CreateWorkspaceRequest, UpdateWorkspaceRequest } from "../../../gen/accounts/v1/workspaces_pb.js";
-import { defaultCurrencyInvalid, premiumNeeded, rateChangeModeInvalid, roundingInvalid, tagRestrictionNeedsPremium, workspaceNameEmpty, workspaceNameTooLong } from "../errors.js";
+import { defaultCurrencyInvalid, premiumNeeded, rateChangeModeInvalid, roundingInvalid, tagRestrictionNeedsPremium, workspaceNameEmpty } from "../errors.js";
 import { isRateChangeMode, RATE_CHANGE_MODES } from "../../../lib/rate-change-modes.js";
 import type { WorkspaceRow } from "./store.js";
 
@@ -33,14 +33,10 @@ export const FREE_DEFAULTS: Required<Pick<WorkspaceSettings, (typeof PREMIUM_SET
   projects_billable_by_default: false,
   only_admins_may_create_tags: false,
 };
-/** Longest workspace name (the specification's limit). */
-export const MAX_WORKSPACE_NAME = 140;
-
-/** A workspace name (a new organization's first workspace too): trimmed, not empty, at most 140 characters. */
+/** A workspace name (a new organization's first workspace too): trimmed, not empty (its length is the declared limit of the fields that carry it). */
 export function workspaceName(raw: string): string {
   const name = raw.trim();
   if (!name) throw workspaceNameEmpty();
-  if ([...name].length > MAX_WORKSPACE_NAME) throw workspaceNameTooLong(MAX_WORKSPACE_NAME);
   return name;
 }
 

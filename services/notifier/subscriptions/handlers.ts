@@ -1,7 +1,7 @@
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { TrackingWebhookService } from "../../../gen/notifier/v1/tracking_webhooks_pb.js";
 import { WebhookAdminService, type EventFilter } from "../../../gen/notifier/v1/webhooks_pb.js";
-import { descriptionTaken, descriptionTooLongInternal, enabledRequired, internalDescriptionTaken, noServiceFamily, subscriptionNotFound, subscriptionNotFoundIn, targetRefused, webhookLimitReached, workspaceIdRequired } from "../errors.js";
+import { descriptionTaken, enabledRequired, internalDescriptionTaken, noServiceFamily, subscriptionNotFound, subscriptionNotFoundIn, targetRefused, webhookLimitReached, workspaceIdRequired } from "../errors.js";
 import { TRACKING_EVENTS } from "../../../lib/event-catalog.js";
 import { caller } from "../../../lib/identity.js";
 import { storageId } from "../../../lib/ids.js";
@@ -13,7 +13,6 @@ import {
   callbackUrl,
   familyOfService,
   internalFilters,
-  MAX_DESCRIPTION_LENGTH,
   newValidationCode,
   subscriptionDescription,
   subscriptionIdOf,
@@ -206,7 +205,6 @@ function adminSubscriptionRoutes({ subscriptions, notifications, clock, targets 
         if (!req.workspaceId) throw workspaceIdRequired();
         const problem = await checkTargetUrl(req.url, targets);
         if (problem) throw targetRefused(problem);
-        if (req.description.length > MAX_DESCRIPTION_LENGTH) throw descriptionTooLongInternal(MAX_DESCRIPTION_LENGTH);
         const now = clock.now();
         const row = await subscriptions.insert(
           {

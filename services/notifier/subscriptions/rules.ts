@@ -1,5 +1,5 @@
 import type { Event } from "../../../gen/events/v1/event_pb.js";
-import { callbackUrlEmpty, targetRefused, descriptionEmpty, descriptionTooLong, eventFilterActionUnsupported, eventFilterEntityUnsupported, eventFilterIncomplete, eventFilterLimit, eventFiltersEmpty, eventFiltersRepeated, internalFiltersRepeated, subscriptionNotFound } from "../errors.js";
+import { callbackUrlEmpty, targetRefused, descriptionEmpty, eventFilterActionUnsupported, eventFilterEntityUnsupported, eventFilterIncomplete, eventFilterLimit, eventFiltersEmpty, eventFiltersRepeated, internalFiltersRepeated, subscriptionNotFound } from "../errors.js";
 import { TRACKING_EVENTS, TRACKING_EVENT_SERVICES } from "../../../lib/event-catalog.js";
 import { randomToken } from "../../../lib/ids.js";
 import { checkTargetUrl, type TargetRules } from "../delivery/target.js";
@@ -38,12 +38,9 @@ export function workspaceLimits(premium: boolean): { maxWebhooks: number; maxEve
   return premium ? { maxWebhooks: 3, maxEventsPerWebhook: 12 } : { maxWebhooks: 1, maxEventsPerWebhook: 3 };
 }
 
-export const MAX_DESCRIPTION_LENGTH = 200;
-
 export function subscriptionDescription(raw: string): string {
   const description = raw.trim();
   if (!description) throw descriptionEmpty();
-  if (description.length > MAX_DESCRIPTION_LENGTH) throw descriptionTooLong(MAX_DESCRIPTION_LENGTH);
   return description;
 }
 

@@ -1,8 +1,5 @@
-import { clientNameEmpty, clientNameTooLong, clientStatusInvalid, widMismatch } from "../errors.js";
+import { clientNameEmpty, clientStatusInvalid, widMismatch } from "../errors.js";
 import type { ClientRow } from "./store.js";
-
-/** Longest client name the service stores. */
-export const MAX_CLIENT_NAME = 100;
 
 /** The list's `status` (active by default) as a filter on `archived`. */
 export function statusFilter(raw: string): Partial<ClientRow> {
@@ -11,11 +8,10 @@ export function statusFilter(raw: string): Partial<ClientRow> {
   return status === "both" ? {} : { archived: status === "archived" };
 }
 
-/** A client's name: trimmed, not empty, at most MAX_CLIENT_NAME characters. */
+/** A client's name: trimmed, not empty (its length is the declared limit of the fields that carry it). */
 export function clientName(raw: string): string {
   const name = raw.trim();
   if (!name) throw clientNameEmpty();
-  if ([...name].length > MAX_CLIENT_NAME) throw clientNameTooLong(MAX_CLIENT_NAME);
   return name;
 }
 

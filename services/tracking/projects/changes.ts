@@ -1,4 +1,5 @@
-import type { ProjectInput } from "../../../gen/tracking/v1/projects_pb.js";
+import { ProjectInputSchema, type ProjectInput } from "../../../gen/tracking/v1/projects_pb.js";
+import { checkDeclaredLength } from "../../../lib/field-limits.js";
 import type { Knex } from "../../../lib/db.js";
 import type { Emit } from "../../../lib/storage.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
@@ -40,6 +41,7 @@ async function clientOf(trx: Knex.Transaction, emit: Emit, scope: WorkspaceScope
     return client.id;
   }
   if (edit.input.clientName === undefined) return undefined;
+  checkDeclaredLength(ProjectInputSchema.field.clientName, edit.input.clientName);
   const name = clientName(edit.input.clientName);
   const existing = await clients.query(trx, scope.workspace).andWhereRaw("LOWER(name) = ?", [name.toLowerCase()]).first("id");
   if (existing) return Number(existing.id);
@@ -67,6 +69,8 @@ export async function projectChanges(
   checkBodyWorkspace(input.wid, scope.workspaceId);
   if (input.workspaceId !== undefined && input.workspaceId !== 0n && input.workspaceId !== scope.workspaceId) throw workspaceIdMismatch();
   if (input.name !== undefined) {
+    // A PATCH builds the input from its operations, which the field-limits interceptor saw only as JSON.
+    checkDeclaredLength(ProjectInputSchema.field.name, input.name);
     out.name = projectName(input.name);
     out.sort_name = out.name.toLowerCase();
   } else if (!existing) throw projectNameEmpty();

@@ -1,10 +1,8 @@
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
 import { isRateChangeMode, RATE_CHANGE_MODES } from "../../../lib/rate-change-modes.js";
-import { activeFilterInvalid, currencyInvalid, customPeriodMissing, dateInvalid, deletionModeInvalid, invalidValue, premiumNeeded, projectColorInvalid, projectCreationAdminsOnly, projectEndBeforeStart, projectNameEmpty, projectNameTooLong, projectSortFieldInvalid, projectStatusInvalid, rateChangeModeInvalid, recurringPeriodInvalid, sortOrderInvalid } from "../errors.js";
+import { activeFilterInvalid, currencyInvalid, customPeriodMissing, dateInvalid, deletionModeInvalid, invalidValue, premiumNeeded, projectColorInvalid, projectCreationAdminsOnly, projectEndBeforeStart, projectNameEmpty, projectSortFieldInvalid, projectStatusInvalid, rateChangeModeInvalid, recurringPeriodInvalid, sortOrderInvalid } from "../errors.js";
 import type { ProjectRow, RecurringParameters } from "./store.js";
 
-/** Longest project name the service stores. */
-export const MAX_PROJECT_NAME = 255;
 /** The list's page size: by default and at most. */
 export const DEFAULT_PER_PAGE = 151;
 export const MAX_PER_PAGE = 200;
@@ -36,7 +34,6 @@ export function projectStatus(row: Pick<ProjectRow, "server_deleted_at" | "activ
 export function projectName(raw: string): string {
   const name = raw.trim();
   if (!name) throw projectNameEmpty();
-  if ([...name].length > MAX_PROJECT_NAME) throw projectNameTooLong(MAX_PROJECT_NAME);
   return name;
 }
 

@@ -1,14 +1,10 @@
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
-import { tagManagementAdminsOnly, tagNameBlank, tagNameTooLong } from "../errors.js";
+import { tagManagementAdminsOnly, tagNameBlank } from "../errors.js";
 
-/** Longest tag name the service stores. */
-export const MAX_TAG_NAME = 100;
-
-/** A tag's name: trimmed, not blank, at most MAX_TAG_NAME characters. */
+/** A tag's name: trimmed, not blank (its length is the declared limit of the fields that carry it). */
 export function tagName(raw: string): string {
   const name = raw.trim();
   if (!name) throw tagNameBlank();
-  if ([...name].length > MAX_TAG_NAME) throw tagNameTooLong(MAX_TAG_NAME);
   return name;
 }
 

@@ -1,8 +1,6 @@
-import { dateInvalid, taskNameEmpty, taskNameTooLong, taskSortFieldInvalid } from "../errors.js";
+import { dateInvalid, taskNameEmpty, taskSortFieldInvalid } from "../errors.js";
 import { sortOrder } from "../projects/rules.js";
 
-/** Longest task name the service stores. */
-export const MAX_TASK_NAME = 255;
 /** The workspace list's page size: by default and at most. */
 export const DEFAULT_TASKS_PER_PAGE = 50;
 export const MAX_TASKS_PER_PAGE = 200;
@@ -10,7 +8,6 @@ export const MAX_TASKS_PER_PAGE = 200;
 export function taskName(raw: string): string {
   const name = raw.trim();
   if (!name) throw taskNameEmpty();
-  if ([...name].length > MAX_TASK_NAME) throw taskNameTooLong(MAX_TASK_NAME);
   return name;
 }
 
