@@ -18,6 +18,7 @@ import { file_tracking_v1_project_groups } from "../gen/tracking/v1/project_grou
 import { file_tracking_v1_reminders } from "../gen/tracking/v1/reminders_pb.js";
 import { file_tracking_v1_alerts } from "../gen/tracking/v1/alerts_pb.js";
 import { file_tracking_v1_time_entries } from "../gen/tracking/v1/time_entries_pb.js";
+import { file_tracking_v1_report_filters } from "../gen/tracking/v1/report_filters_pb.js";
 import { file_notifier_v1_webhooks } from "../gen/notifier/v1/webhooks_pb.js";
 import { file_notifier_v1_tracking_webhooks } from "../gen/notifier/v1/tracking_webhooks_pb.js";
 
@@ -42,6 +43,7 @@ export const PROTO_FILES: DescFile[] = [
   file_tracking_v1_reminders,
   file_tracking_v1_alerts,
   file_tracking_v1_time_entries,
+  file_tracking_v1_report_filters,
   file_notifier_v1_webhooks,
   file_notifier_v1_tracking_webhooks,
 ];
