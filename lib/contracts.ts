@@ -19,6 +19,7 @@ import { file_tracking_v1_reminders } from "../gen/tracking/v1/reminders_pb.js";
 import { file_tracking_v1_alerts } from "../gen/tracking/v1/alerts_pb.js";
 import { file_tracking_v1_time_entries } from "../gen/tracking/v1/time_entries_pb.js";
 import { file_tracking_v1_report_filters } from "../gen/tracking/v1/report_filters_pb.js";
+import { file_tracking_v1_reports } from "../gen/tracking/v1/reports_pb.js";
 import { file_notifier_v1_webhooks } from "../gen/notifier/v1/webhooks_pb.js";
 import { file_notifier_v1_tracking_webhooks } from "../gen/notifier/v1/tracking_webhooks_pb.js";
 
@@ -44,6 +45,7 @@ export const PROTO_FILES: DescFile[] = [
   file_tracking_v1_alerts,
   file_tracking_v1_time_entries,
   file_tracking_v1_report_filters,
+  file_tracking_v1_reports,
   file_notifier_v1_webhooks,
   file_notifier_v1_tracking_webhooks,
 ];

@@ -146,3 +146,14 @@ export const rangeParameterRequired = (name: string) => badRequest(`The ${name} 
 export const rangeParameterFormat = (name: string) => badRequest(`Invalid ${name} format`);
 export const rangeOutOfBounds = (name: string, first: string, last: string) => badRequest(`${name} should be within ${first} to ${last}`);
 export const rangeReversed = () => badRequest("end_date must not be earlier than start_date");
+
+// Reports API v3 (reports/): the reference's texts where it has them (the 400 and 402 lists of
+// its summary, detailed and weekly endpoints); the range's texts are the helpers' above.
+export const reportFeatureNeeded = () => paymentRequired("Workspace needs to have this feature enabled");
+export const reportValueNotAllowed = (parameter: string, allowed: readonly string[]) => badRequest(`Invalid '${parameter}' value, allowed values are: '${allowed.join("', '")}'`);
+export const reportParameterUnsupported = (parameter: string) => badRequest(`The '${parameter}' parameter is not supported`);
+export const reportRangeTooLong = (days: number) => badRequest(`The date range must not be longer than ${days} days`);
+/** An id list with something other than ids (and, where "without" is meant, null). */
+export const reportIdsInvalid = (parameter: string) => badRequest(`Invalid '${parameter}' value, expected a list of IDs`);
+export const reportNegative = (parameter: string) => badRequest(`Invalid '${parameter}' value, expected a number not below 0`);
+export const reportDurationsReversed = () => badRequest("max_duration_seconds should be greater than min_duration_seconds");

@@ -11,10 +11,11 @@ import { reminderHandlers } from "./reminders/handlers.js";
 import { alertHandlers } from "./alerts/handlers.js";
 import { timeEntryHandlers } from "./time-entries/handlers.js";
 import { reportFilterHandlers } from "./report-filters/handlers.js";
+import { reportHandlers } from "./reports/handlers.js";
 
 /** Every resource of the tracking service, each from its own folder. */
 export function trackingRoutes(kit: ResourceKit) {
-  const resources = [clientHandlers(kit), projectHandlers(kit), taskHandlers(kit), meHandlers(kit), tagHandlers(kit), projectUserHandlers(kit), projectGroupHandlers(kit), reminderHandlers(kit), alertHandlers(kit), timeEntryHandlers(kit), reportFilterHandlers(kit)];
+  const resources = [clientHandlers(kit), projectHandlers(kit), taskHandlers(kit), meHandlers(kit), tagHandlers(kit), projectUserHandlers(kit), projectGroupHandlers(kit), reminderHandlers(kit), alertHandlers(kit), timeEntryHandlers(kit), reportFilterHandlers(kit), reportHandlers(kit)];
   return (router: ConnectRouter) => {
     for (const register of resources) register(router);
   };

@@ -29,7 +29,8 @@ import { projectMessages } from "../projects/view.js";
 import { knownZone, zonedTime } from "../time-entries/rules.js";
 import { trackedSeconds } from "../time-entries/project-link.js";
 import { trackingScope, type TrackingScope } from "../scope.js";
-import { DEFAULT_PAGE_SIZE, MAX_POSTED_USER_IDS, checkSomeGiven, cursorOf, nextDay, offsetSpans, pageSize, postedIds, reportRange, type ReportRange } from "./rules.js";
+import { DEFAULT_PAGE_SIZE, MAX_POSTED_USER_IDS, cursorOf, pageSize, postedIds, reportRange } from "./rules.js";
+import { checkSomeGiven, nextDay, offsetSpans, type ReportRange } from "../reporting.js";
 import {
   clientPage,
   projectGroupPage,

@@ -1,4 +1,4 @@
-import { isMysql, type Knex } from "../../../lib/db.js";
+import type { Knex } from "../../../lib/db.js";
 import { likePattern } from "../../../lib/scoped-table.js";
 import { clients, type ClientRow } from "../clients/store.js";
 import { projectGroups, type ProjectGroupRow } from "../project-groups/store.js";
@@ -7,7 +7,7 @@ import { visibleTo, type Viewer } from "../projects/access.js";
 import { projects, type ProjectRow } from "../projects/store.js";
 import { tasks, type TaskRow } from "../tasks/store.js";
 import { timeEntries } from "../time-entries/store.js";
-import type { OffsetSpan } from "./rules.js";
+import { localDaySql, type OffsetSpan } from "../reporting.js";
 
 /**
  * The report helpers' queries over tracking's own tables. Every list is a page in id order from a
@@ -197,20 +197,6 @@ export async function secondsByProjectUser(db: Knex, viewer: Viewer, from: Date,
   return raws.map((raw) => ({ projectId: Number(raw.project_id), userId: Number(raw.user_id), seconds: Number(raw.seconds), billableSeconds: Number(raw.billable_seconds) }));
 }
 
-/**
- * The local day (days since 1970-01-01 on the zone's calendar) an entry starts on, in SQL (as `local_day`): the
- * start's UNIX seconds plus the offset of the span it falls in, in whole days. Each engine reads a
- * stored time its own way (SQLite: milliseconds; MySQL: a DATETIME in UTC).
- */
-function localDay(db: Knex, spans: OffsetSpan[]): Knex.Raw {
-  const [seconds, div] = isMysql(db) ? ["TIMESTAMPDIFF(SECOND, '1970-01-01 00:00:00', te.start)", "DIV"] : ["(te.start / 1000)", "/"];
-  const day = (offset: number) => `((${seconds} + ${Math.trunc(offset)}) ${div} 86400)`;
-  const last = spans[spans.length - 1];
-  const cases = spans.slice(0, -1).map((s) => `WHEN te.start < ? THEN ${day(s.offsetSeconds)}`);
-  const expression = cases.length ? `CASE ${cases.join(" ")} ELSE ${day(last.offsetSeconds)} END` : day(last.offsetSeconds);
-  return db.raw(`${expression} as local_day`, spans.slice(0, -1).map((s) => s.until));
-}
-
 /** One project's entries that start in [from, to), per local day, rate and labour cost. */
 export async function projectSecondsByDay(
   db: Knex,
@@ -220,7 +206,8 @@ export async function projectSecondsByDay(
   workspaceRate: number,
 ): Promise<(RatedSeconds & { day: number })[]> {
   const { q, rate, labour } = ratedEntries(db, viewer, workspaceRate);
-  const day = localDay(db, range.spans);
+  const local = localDaySql(db, range.spans);
+  const day = db.raw(`${local.sql} as local_day`, local.bindings);
   const raws: Record<string, unknown>[] = await q
     .where("te.project_id", projectId)
     .where("te.start", ">=", range.from)

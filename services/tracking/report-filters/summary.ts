@@ -1,6 +1,6 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { GetProjectSummaryResponseSchema } from "../../../gen/tracking/v1/report_filters_pb.js";
-import { amountInCents, buckets, centsOf, resolutionOf, type ReportRange } from "./rules.js";
+import { amountInCents, buckets, centsOf, resolutionOf, type ReportRange } from "../reporting.js";
 import type { RatedSeconds } from "./store.js";
 
 /** One local day's seconds of a project at one rate and labour cost (as `projectSecondsByDay` answers them). */

@@ -16,7 +16,7 @@ import type { ProjectGroupRow } from "../project-groups/store.js";
 import type { ProjectUserRow } from "../project-users/store.js";
 import type { ProjectRow } from "../projects/store.js";
 import type { TaskRow } from "../tasks/store.js";
-import { amountInCents, centsOf } from "./rules.js";
+import { amountInCents, centsOf } from "../reporting.js";
 import type { RatedSeconds } from "./store.js";
 
 /** Rows and answers of the report helpers, field for field as the reference names them. */

@@ -6,7 +6,7 @@ import { tasks } from "../tasks/store.js";
 import { timeEntries } from "../time-entries/store.js";
 import type { ProjectRow } from "../projects/store.js";
 import { trackingWorld } from "./tracking-support.js";
-import { buckets, offsetSpans, resolutionOf } from "../report-filters/rules.js";
+import { buckets, offsetSpans, resolutionOf } from "../reporting.js";
 import {
   currencyInvalid,
   noFilterParameter,

@@ -33,4 +33,14 @@ export const timeEntryMigrations: Migration[] = [
       await knex.schema.dropTable("time_entries");
     },
   },
+  {
+    // Reports read a workspace's entries by start (a range, in start order).
+    name: "0031_time_entries_workspace_start",
+    async up(knex) {
+      await knex.schema.alterTable("time_entries", (t) => t.index(["workspace_id", "start"]));
+    },
+    async down(knex) {
+      await knex.schema.alterTable("time_entries", (t) => t.dropIndex(["workspace_id", "start"]));
+    },
+  },
 ];

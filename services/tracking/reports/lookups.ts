@@ -1,0 +1,63 @@
+import type { Knex } from "../../../lib/db.js";
+import type { ScopedTable } from "../../../lib/scoped-table.js";
+import { clients, type ClientRow } from "../clients/store.js";
+import { projects, type ProjectRow } from "../projects/store.js";
+import { tags, type TagRow } from "../tags/store.js";
+import { tasks, type TaskRow } from "../tasks/store.js";
+
+/**
+ * What a report's rows refer to, read once per report by id: projects (with their clients), tasks
+ * and live tags of the workspace. Reports sort and name by them; the rows themselves carry ids.
+ */
+export interface Lookups {
+  projects: Map<number, ProjectRow>;
+  clients: Map<number, ClientRow>;
+  tasks: Map<number, TaskRow>;
+  /** Live tags only: a deleted tag drops out of every entry, as in the time entry answers. */
+  tags: Map<number, TagRow>;
+}
+
+/** The ids a report's rows name. */
+export interface Wanted {
+  projects?: Iterable<number | null>;
+  clients?: Iterable<number | null>;
+  tasks?: Iterable<number | null>;
+  tags?: Iterable<number | null>;
+}
+
+const present = (ids: Iterable<number | null> | undefined) => [...new Set([...(ids ?? [])].filter((id): id is number => id !== null))];
+
+async function byId<Row extends { id: number }>(table: ScopedTable<Row>, db: Knex, workspace: number, ids: number[], q?: (q: Knex.QueryBuilder) => void): Promise<Map<number, Row>> {
+  const out = new Map<number, Row>();
+  // Chunks keep every engine's limit on bound values far away.
+  for (let i = 0; i < ids.length; i += 500) {
+    const query = table.query(db, workspace).whereIn("id", ids.slice(i, i + 500));
+    q?.(query);
+    for (const raw of (await query) as Record<string, unknown>[]) {
+      const row = table.read(raw);
+      out.set(row.id, row);
+    }
+  }
+  return out;
+}
+
+/** The rows the ids name; the clients of the projects found come along. */
+export async function lookups(db: Knex, workspace: number, wanted: Wanted): Promise<Lookups> {
+  const projectRows = await byId(projects, db, workspace, present(wanted.projects));
+  const clientIds = [...present(wanted.clients), ...[...projectRows.values()].map((p) => p.client_id).filter((id): id is number => id !== null)];
+  return {
+    projects: projectRows,
+    clients: await byId(clients, db, workspace, [...new Set(clientIds)]),
+    tasks: await byId(tasks, db, workspace, present(wanted.tasks)),
+    tags: await byId(tags, db, workspace, present(wanted.tags), (q) => q.whereNull("deleted_at")),
+  };
+}
+
+/** Compares names ignoring case; the unnamed ("without project" ...) last, then by id. */
+export function byName<T extends { id: number | null }>(nameOf: (item: T) => string | undefined): (a: T, b: T) => number {
+  return (a, b) => {
+    const [na, nb] = [nameOf(a), nameOf(b)];
+    if (na === undefined || nb === undefined) return na === nb ? (a.id ?? 0) - (b.id ?? 0) : na === undefined ? 1 : -1;
+    return na.toLowerCase().localeCompare(nb.toLowerCase()) || (a.id ?? 0) - (b.id ?? 0);
+  };
+}
