@@ -154,6 +154,7 @@ export const COMMANDS: Record<string, Command> = {
       return { workspace_id: options.workspace, ...loaded, seconds: Math.round((Date.now() - started) / 100) / 10 };
     },
   }),
+  // The plan is the organization's: this sets the plan of the workspace's organization.
   "track:workspace plan": command({
     options: {
       workspace: { value: "<id>", required: true, integer: { min: 1 } },

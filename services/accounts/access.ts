@@ -5,7 +5,7 @@ import type { Knex } from "../../lib/db.js";
 import { forbidden, noAccess } from "../../lib/errors.js";
 import { storageId } from "../../lib/ids.js";
 import { mayAct, roleOf } from "./organizations/rules.js";
-import { memberOf, organizations, type OrganizationRow, type OrganizationUserRow } from "./organizations/store.js";
+import { memberOf, organizations, type AccountMember, type OrganizationRow } from "./organizations/store.js";
 import { memberWorkspace, type MemberWorkspace } from "./workspaces/store.js";
 
 /** Who acts in which organization, with what role: what every organization-scoped handler is handed. */
@@ -14,7 +14,7 @@ export interface OrganizationScope {
   organizationId: bigint;
   organization: OrganizationRow;
   /** The caller's organization user row. */
-  member: OrganizationUserRow;
+  member: AccountMember;
   role: string;
   admin: boolean;
   owner: boolean;

@@ -249,4 +249,57 @@ export const migrations: Migration[] = [
     },
   },
   preferencesMigration,
+  {
+    // The plan is the organization's (organizations/plan.ts): a workspace is premium when its
+    // organization is paid, and workspaces.premium / business_ws are read no more (they stay
+    // until a later release drops them, so that the previous version keeps running during an
+    // upgrade). An organization with a premium workspace becomes paid, so no workspace loses its
+    // premium. Down: nothing to undo that can be told apart from a plan set since.
+    name: "0060_organization_plans",
+    async up(knex) {
+      await knex("organizations")
+        .where("pricing_plan_id", 0)
+        .whereIn("id", knex("workspaces").where("premium", true).select("organization_id"))
+        .update({ pricing_plan_id: 1 });
+    },
+    async down() {},
+  },
+  {
+    // Pending invitees (invitations/): an invited address without an account is an organization
+    // user too, with no user (user_id NULL) and its address (email, unique in the organization),
+    // until it joins; the pending invitations of such addresses written before get theirs. Down:
+    // those rows go (their invitations stay).
+    name: "0061_pending_invitees",
+    async up(knex) {
+      await knex.schema.alterTable("organization_users", (t) => {
+        t.bigInteger("user_id").nullable().alter();
+        t.string("email", 254).nullable();
+        t.unique(["organization_id", "email"]);
+      });
+      const pending: { organization_id: number; email: string; created_at: unknown; updated_at: unknown }[] = await knex("invitations")
+        .where({ state: "pending" })
+        .whereNull("recipient_id")
+        .groupBy("organization_id", "email")
+        .select("organization_id", "email")
+        .min({ created_at: "created_at" })
+        .max({ updated_at: "updated_at" });
+      for (const p of pending) {
+        // An address that has signed up and joined, or was invited again with its account, has its row.
+        const account = await knex("organization_users as ou").join("users as u", "u.id", "ou.user_id").where({ "ou.organization_id": p.organization_id, "u.email": p.email }).first("ou.id");
+        if (account) continue;
+        await knex("organization_users").insert({
+          organization_id: p.organization_id, user_id: null, email: p.email, admin: false, owner: false, inactive: false, joined: false, role: "user",
+          created_at: p.created_at, updated_at: p.updated_at,
+        });
+      }
+    },
+    async down(knex) {
+      await knex("organization_users").whereNull("user_id").delete();
+      await knex.schema.alterTable("organization_users", (t) => {
+        t.dropUnique(["organization_id", "email"]);
+        t.dropColumn("email");
+        t.bigInteger("user_id").notNullable().alter();
+      });
+    },
+  },
 ];

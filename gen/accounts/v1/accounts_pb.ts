@@ -1178,7 +1178,8 @@ export const IdentityService: GenService<{
     output: typeof CheckWorkspaceAccessResponseSchema;
   },
   /**
-   * Sets a workspace's subscription plan (operators and billing).
+   * Sets the plan of the workspace's organization (operators and billing): the plan is the
+   * organization's, so premium makes it paid and every workspace of it premium.
    *
    * @generated from rpc accounts.v1.IdentityService.SetWorkspacePlan
    */

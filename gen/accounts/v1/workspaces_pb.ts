@@ -6,14 +6,14 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_gateway_v1_annotations } from "../../gateway/v1/annotations_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Message } from "@bufbuild/protobuf";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file accounts/v1/workspaces.proto.
  */
 export const file_accounts_v1_workspaces: GenFile = /*@__PURE__*/
-  fileDesc("ChxhY2NvdW50cy92MS93b3Jrc3BhY2VzLnByb3RvEgthY2NvdW50cy52MSKfAQoUVGltZUVudHJ5Q29uc3RyYWludHMSGwoTZGVzY3JpcHRpb25fcHJlc2VudBgBIAEoCBIXCg9wcm9qZWN0X3ByZXNlbnQYAiABKAgSEwoLdGFnX3ByZXNlbnQYAyABKAgSFAoMdGFza19wcmVzZW50GAQgASgIEiYKHnRpbWVfZW50cnlfY29uc3RyYWludHNfZW5hYmxlZBgFIAEoCCLFCQoJV29ya3NwYWNlEgoKAmlkGAEgASgDEhcKD29yZ2FuaXphdGlvbl9pZBgCIAEoAxIMCgRuYW1lGAMgASgJEg0KBWFkbWluGAQgASgIEgwKBHJvbGUYBSABKAkSDwoHcHJlbWl1bRgGIAEoCBITCgtidXNpbmVzc193cxgHIAEoCBIbChNkZWZhdWx0X2hvdXJseV9yYXRlGAggASgBEhgKEGRlZmF1bHRfY3VycmVuY3kYCSABKAkSJwofb25seV9hZG1pbnNfbWF5X2NyZWF0ZV9wcm9qZWN0cxgKIAEoCBIjChtvbmx5X2FkbWluc19tYXlfY3JlYXRlX3RhZ3MYCyABKAgSJgoeb25seV9hZG1pbnNfc2VlX2JpbGxhYmxlX3JhdGVzGAwgASgIEiYKHm9ubHlfYWRtaW5zX3NlZV90ZWFtX2Rhc2hib2FyZBgNIAEoCBIkChxwcm9qZWN0c19iaWxsYWJsZV9ieV9kZWZhdWx0GA4gASgIEiMKG3Byb2plY3RzX3ByaXZhdGVfYnlfZGVmYXVsdBgPIAEoCBIhChlwcm9qZWN0c19lbmZvcmNlX2JpbGxhYmxlGBAgASgIEiEKGWxpbWl0X3B1YmxpY19wcm9qZWN0X2RhdGEYESABKAgSGAoQcmVwb3J0c19jb2xsYXBzZRgSIAEoCBIQCghyb3VuZGluZxgTIAEoBRIYChByb3VuZGluZ19taW51dGVzGBQgASgFEjUKEXJhdGVfbGFzdF91cGRhdGVkGBUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBImCgJhdBgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMQoNbGFzdF9tb2RpZmllZBgXIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIbG9nb191cmwYGCABKAkSFAoMaWNhbF9lbmFibGVkGBkgASgIEhUKCGljYWxfdXJsGBogASgJSACIAQESHAoUaGlkZV9zdGFydF9lbmRfdGltZXMYGyABKAgSJQoYd29ya2luZ19ob3Vyc19pbl9taW51dGVzGBwgASgFSAGIAQESJAoXbWF4X2RhdGFfcmV0ZW50aW9uX2RheXMYHSABKAVIAogBARIwCgxzdXNwZW5kZWRfYXQYHiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEXNlcnZlcl9kZWxldGVkX2F0GB8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI5Cg50ZV9jb25zdHJhaW50cxggIAEoCzIhLmFjY291bnRzLnYxLlRpbWVFbnRyeUNvbnN0cmFpbnRzEhgKC3Blcm1pc3Npb25zGCEgASgJSAOIAQESFgoJYXBpX3Rva2VuGCIgASgJSASIAQESFAoHcHJvZmlsZRgjIAEoBUgFiAEBQgsKCV9pY2FsX3VybEIbChlfd29ya2luZ19ob3Vyc19pbl9taW51dGVzQhoKGF9tYXhfZGF0YV9yZXRlbnRpb25fZGF5c0IOCgxfcGVybWlzc2lvbnNCDAoKX2FwaV90b2tlbkIKCghfcHJvZmlsZSIXChVMaXN0V29ya3NwYWNlc1JlcXVlc3QiRAoWTGlzdFdvcmtzcGFjZXNSZXNwb25zZRIqCgp3b3Jrc3BhY2VzGAEgAygLMhYuYWNjb3VudHMudjEuV29ya3NwYWNlIisKE0dldFdvcmtzcGFjZVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDIkEKFEdldFdvcmtzcGFjZVJlc3BvbnNlEikKCXdvcmtzcGFjZRgBIAEoCzIWLmFjY291bnRzLnYxLldvcmtzcGFjZSKlCAoWVXBkYXRlV29ya3NwYWNlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSSAoEbmFtZRgCIAEoCUI1srsYMQiMASosd29ya3NwYWNlIG5hbWUgbXVzdCBub3QgYmUgbG9uZ2VyIHRoYW4ge21heH1IAIgBARIgCgZhZG1pbnMYAyADKANCELK7GAwY/////////w8g6AcSJQoQZGVmYXVsdF9jdXJyZW5jeRgEIAEoCUIGsrsYAggKSAGIAQESLgoTZGVmYXVsdF9ob3VybHlfcmF0ZRgFIAEoAUIMsrsYCBAAGICU69wDSAKIAQESKgoUaW5pdGlhbF9wcmljaW5nX3BsYW4YBiABKANCB7K7GAMY6AdIA4gBARIsCh9vbmx5X2FkbWluc19tYXlfY3JlYXRlX3Byb2plY3RzGAcgASgISASIAQESKAobb25seV9hZG1pbnNfbWF5X2NyZWF0ZV90YWdzGAggASgISAWIAQESKwoeb25seV9hZG1pbnNfc2VlX2JpbGxhYmxlX3JhdGVzGAkgASgISAaIAQESKwoeb25seV9hZG1pbnNfc2VlX3RlYW1fZGFzaGJvYXJkGAogASgISAeIAQESKQoccHJvamVjdHNfYmlsbGFibGVfYnlfZGVmYXVsdBgLIAEoCEgIiAEBEigKG3Byb2plY3RzX3ByaXZhdGVfYnlfZGVmYXVsdBgMIAEoCEgJiAEBEh0KEHJlcG9ydHNfY29sbGFwc2UYDSABKAhICogBARIlChByYXRlX2NoYW5nZV9tb2RlGA4gASgJQgayuxgCCGRIC4gBARIpCghyb3VuZGluZxgPIAEoBUISsrsYDhCY+P////////8BGOgHSAyIAQESKAoQcm91bmRpbmdfbWludXRlcxgQIAEoBUIJsrsYBRAAGKALSA2IAQFCBwoFX25hbWVCEwoRX2RlZmF1bHRfY3VycmVuY3lCFgoUX2RlZmF1bHRfaG91cmx5X3JhdGVCFwoVX2luaXRpYWxfcHJpY2luZ19wbGFuQiIKIF9vbmx5X2FkbWluc19tYXlfY3JlYXRlX3Byb2plY3RzQh4KHF9vbmx5X2FkbWluc19tYXlfY3JlYXRlX3RhZ3NCIQofX29ubHlfYWRtaW5zX3NlZV9iaWxsYWJsZV9yYXRlc0IhCh9fb25seV9hZG1pbnNfc2VlX3RlYW1fZGFzaGJvYXJkQh8KHV9wcm9qZWN0c19iaWxsYWJsZV9ieV9kZWZhdWx0Qh4KHF9wcm9qZWN0c19wcml2YXRlX2J5X2RlZmF1bHRCEwoRX3JlcG9ydHNfY29sbGFwc2VCEwoRX3JhdGVfY2hhbmdlX21vZGVCCwoJX3JvdW5kaW5nQhMKEV9yb3VuZGluZ19taW51dGVzIkQKF1VwZGF0ZVdvcmtzcGFjZVJlc3BvbnNlEikKCXdvcmtzcGFjZRgBIAEoCzIWLmFjY291bnRzLnYxLldvcmtzcGFjZSKoCAoWQ3JlYXRlV29ya3NwYWNlUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAMSSAoEbmFtZRgCIAEoCUI1srsYMQiMASosd29ya3NwYWNlIG5hbWUgbXVzdCBub3QgYmUgbG9uZ2VyIHRoYW4ge21heH1IAIgBARIgCgZhZG1pbnMYAyADKANCELK7GAwY/////////w8g6AcSJQoQZGVmYXVsdF9jdXJyZW5jeRgEIAEoCUIGsrsYAggKSAGIAQESLgoTZGVmYXVsdF9ob3VybHlfcmF0ZRgFIAEoAUIMsrsYCBAAGICU69wDSAKIAQESKgoUaW5pdGlhbF9wcmljaW5nX3BsYW4YBiABKANCB7K7GAMY6AdIA4gBARIsCh9vbmx5X2FkbWluc19tYXlfY3JlYXRlX3Byb2plY3RzGAcgASgISASIAQESKAobb25seV9hZG1pbnNfbWF5X2NyZWF0ZV90YWdzGAggASgISAWIAQESKwoeb25seV9hZG1pbnNfc2VlX2JpbGxhYmxlX3JhdGVzGAkgASgISAaIAQESKwoeb25seV9hZG1pbnNfc2VlX3RlYW1fZGFzaGJvYXJkGAogASgISAeIAQESKQoccHJvamVjdHNfYmlsbGFibGVfYnlfZGVmYXVsdBgLIAEoCEgIiAEBEigKG3Byb2plY3RzX3ByaXZhdGVfYnlfZGVmYXVsdBgMIAEoCEgJiAEBEh0KEHJlcG9ydHNfY29sbGFwc2UYDSABKAhICogBARIlChByYXRlX2NoYW5nZV9tb2RlGA4gASgJQgayuxgCCGRIC4gBARIpCghyb3VuZGluZxgPIAEoBUISsrsYDhCY+P////////8BGOgHSAyIAQESKAoQcm91bmRpbmdfbWludXRlcxgQIAEoBUIJsrsYBRAAGKALSA2IAQFCBwoFX25hbWVCEwoRX2RlZmF1bHRfY3VycmVuY3lCFgoUX2RlZmF1bHRfaG91cmx5X3JhdGVCFwoVX2luaXRpYWxfcHJpY2luZ19wbGFuQiIKIF9vbmx5X2FkbWluc19tYXlfY3JlYXRlX3Byb2plY3RzQh4KHF9vbmx5X2FkbWluc19tYXlfY3JlYXRlX3RhZ3NCIQofX29ubHlfYWRtaW5zX3NlZV9iaWxsYWJsZV9yYXRlc0IhCh9fb25seV9hZG1pbnNfc2VlX3RlYW1fZGFzaGJvYXJkQh8KHV9wcm9qZWN0c19iaWxsYWJsZV9ieV9kZWZhdWx0Qh4KHF9wcm9qZWN0c19wcml2YXRlX2J5X2RlZmF1bHRCEwoRX3JlcG9ydHNfY29sbGFwc2VCEwoRX3JhdGVfY2hhbmdlX21vZGVCCwoJX3JvdW5kaW5nQhMKEV9yb3VuZGluZ19taW51dGVzIkQKF0NyZWF0ZVdvcmtzcGFjZVJlc3BvbnNlEikKCXdvcmtzcGFjZRgBIAEoCzIWLmFjY291bnRzLnYxLldvcmtzcGFjZSIvCg5Xb3Jrc3BhY2VBZG1pbhIMCgRuYW1lGAEgASgJEg8KB3VzZXJfaWQYAiABKAMibwoTV29ya3NwYWNlU3RhdGlzdGljcxIrCgZhZG1pbnMYASADKAsyGy5hY2NvdW50cy52MS5Xb3Jrc3BhY2VBZG1pbhIUCgxncm91cHNfY291bnQYAiABKAMSFQoNbWVtYmVyc19jb3VudBgDIAEoAyI1Ch1HZXRXb3Jrc3BhY2VTdGF0aXN0aWNzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMiVgoeR2V0V29ya3NwYWNlU3RhdGlzdGljc1Jlc3BvbnNlEjQKCnN0YXRpc3RpY3MYASABKAsyIC5hY2NvdW50cy52MS5Xb3Jrc3BhY2VTdGF0aXN0aWNzIkUKKkxpc3RPcmdhbml6YXRpb25Xb3Jrc3BhY2VTdGF0aXN0aWNzUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAMi4AEKK0xpc3RPcmdhbml6YXRpb25Xb3Jrc3BhY2VTdGF0aXN0aWNzUmVzcG9uc2USXAoKc3RhdGlzdGljcxgBIAMoCzJILmFjY291bnRzLnYxLkxpc3RPcmdhbml6YXRpb25Xb3Jrc3BhY2VTdGF0aXN0aWNzUmVzcG9uc2UuU3RhdGlzdGljc0VudHJ5GlMKD1N0YXRpc3RpY3NFbnRyeRILCgNrZXkYASABKAMSLwoFdmFsdWUYAiABKAsyIC5hY2NvdW50cy52MS5Xb3Jrc3BhY2VTdGF0aXN0aWNzOgI4ASI2Ch5HZXRUaW1lRW50cnlDb25zdHJhaW50c1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDIlkKH0dldFRpbWVFbnRyeUNvbnN0cmFpbnRzUmVzcG9uc2USNgoLY29uc3RyYWludHMYASABKAsyIS5hY2NvdW50cy52MS5UaW1lRW50cnlDb25zdHJhaW50cyLIAgoeU2V0VGltZUVudHJ5Q29uc3RyYWludHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxIgChNkZXNjcmlwdGlvbl9wcmVzZW50GAIgASgISACIAQESHAoPcHJvamVjdF9wcmVzZW50GAMgASgISAGIAQESGAoLdGFnX3ByZXNlbnQYBCABKAhIAogBARIZCgx0YXNrX3ByZXNlbnQYBSABKAhIA4gBARIrCh50aW1lX2VudHJ5X2NvbnN0cmFpbnRzX2VuYWJsZWQYBiABKAhIBIgBAUIWChRfZGVzY3JpcHRpb25fcHJlc2VudEISChBfcHJvamVjdF9wcmVzZW50Qg4KDF90YWdfcHJlc2VudEIPCg1fdGFza19wcmVzZW50QiEKH190aW1lX2VudHJ5X2NvbnN0cmFpbnRzX2VuYWJsZWQiLgofU2V0VGltZUVudHJ5Q29uc3RyYWludHNSZXNwb25zZRILCgN3aWQYASABKAMypg4KEFdvcmtzcGFjZVNlcnZpY2USoQEKDkxpc3RXb3Jrc3BhY2VzEiIuYWNjb3VudHMudjEuTGlzdFdvcmtzcGFjZXNSZXF1ZXN0GiMuYWNjb3VudHMudjEuTGlzdFdvcmtzcGFjZXNSZXNwb25zZSJGorsYPAoDR0VUEhIvYXBpL3Y5L3dvcmtzcGFjZXMaFS9hcGkvdjkvbWUvd29ya3NwYWNlcyoKd29ya3NwYWNlc7q7GAIIAhKSAQoMR2V0V29ya3NwYWNlEiAuYWNjb3VudHMudjEuR2V0V29ya3NwYWNlUmVxdWVzdBohLmFjY291bnRzLnYxLkdldFdvcmtzcGFjZVJlc3BvbnNlIj2iuxgzCgNHRVQSIS9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfSoJd29ya3NwYWNlursYAggDEq0BCg9VcGRhdGVXb3Jrc3BhY2USIy5hY2NvdW50cy52MS5VcGRhdGVXb3Jrc3BhY2VSZXF1ZXN0GiQuYWNjb3VudHMudjEuVXBkYXRlV29ya3NwYWNlUmVzcG9uc2UiT6K7GDYKA1BVVBIhL2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9IgEqKgl3b3Jrc3BhY2W6uxgRCAMQASoLEglGb3JiaWRkZW4S6AEKD0NyZWF0ZVdvcmtzcGFjZRIjLmFjY291bnRzLnYxLkNyZWF0ZVdvcmtzcGFjZVJlcXVlc3QaJC5hY2NvdW50cy52MS5DcmVhdGVXb3Jrc3BhY2VSZXNwb25zZSKJAaK7GEgKBFBPU1QSMi9hcGkvdjkvb3JnYW5pemF0aW9ucy97b3JnYW5pemF0aW9uX2lkfS93b3Jrc3BhY2VzIgEqKgl3b3Jrc3BhY2W6uxg5CAQQASImCJQDEiFPcmdhbml6YXRpb24gbm90IGZvdW5kL2FjY2Vzc2libGUqCxIJRm9yYmlkZGVuEusBChZHZXRXb3Jrc3BhY2VTdGF0aXN0aWNzEiouYWNjb3VudHMudjEuR2V0V29ya3NwYWNlU3RhdGlzdGljc1JlcXVlc3QaKy5hY2NvdW50cy52MS5HZXRXb3Jrc3BhY2VTdGF0aXN0aWNzUmVzcG9uc2UieKK7GD8KA0dFVBIsL2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3N0YXRpc3RpY3MqCnN0YXRpc3RpY3O6uxgxCAMiLRIrVXNlciBkb2VzIG5vdCBoYXZlIGFjY2VzcyB0byB0aGlzIHJlc291cmNlLhKxAgojTGlzdE9yZ2FuaXphdGlvbldvcmtzcGFjZVN0YXRpc3RpY3MSNy5hY2NvdW50cy52MS5MaXN0T3JnYW5pemF0aW9uV29ya3NwYWNlU3RhdGlzdGljc1JlcXVlc3QaOC5hY2NvdW50cy52MS5MaXN0T3JnYW5pemF0aW9uV29ya3NwYWNlU3RhdGlzdGljc1Jlc3BvbnNlIpYBorsYUAoDR0VUEj0vYXBpL3Y5L29yZ2FuaXphdGlvbnMve29yZ2FuaXphdGlvbl9pZH0vd29ya3NwYWNlcy9zdGF0aXN0aWNzKgpzdGF0aXN0aWNzursYPggEEAEiCxIJRm9yYmlkZGVuKgsSCUZvcmJpZGRlbjoeCJQDEhlSZXNvdXJjZSBjYW4gbm90IGJlIGZvdW5kEvwBChdHZXRUaW1lRW50cnlDb25zdHJhaW50cxIrLmFjY291bnRzLnYxLkdldFRpbWVFbnRyeUNvbnN0cmFpbnRzUmVxdWVzdBosLmFjY291bnRzLnYxLkdldFRpbWVFbnRyeUNvbnN0cmFpbnRzUmVzcG9uc2UihQGiuxhMCgNHRVQSOC9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS90aW1lX2VudHJ5X2NvbnN0cmFpbnRzKgtjb25zdHJhaW50c7q7GDEIAyItEitVc2VyIGRvZXMgbm90IGhhdmUgYWNjZXNzIHRvIHRoaXMgcmVzb3VyY2UuEpYCChdTZXRUaW1lRW50cnlDb25zdHJhaW50cxIrLmFjY291bnRzLnYxLlNldFRpbWVFbnRyeUNvbnN0cmFpbnRzUmVxdWVzdBosLmFjY291bnRzLnYxLlNldFRpbWVFbnRyeUNvbnN0cmFpbnRzUmVzcG9uc2UinwGiuxhDCgRQT1NUEjgvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vdGltZV9lbnRyeV9jb25zdHJhaW50cyIBKrq7GFQIAxABIi0SK1VzZXIgZG9lcyBub3QgaGF2ZSBhY2Nlc3MgdG8gdGhpcyByZXNvdXJjZS4qHwiQAxIaQWRtaW4gcGVybWlzc2lvbnMgcmVxdWlyZWQaBKi7GAJiBnByb3RvMw", [file_gateway_v1_annotations, file_google_protobuf_timestamp]);
+  fileDesc("ChxhY2NvdW50cy92MS93b3Jrc3BhY2VzLnByb3RvEgthY2NvdW50cy52MSKfAQoUVGltZUVudHJ5Q29uc3RyYWludHMSGwoTZGVzY3JpcHRpb25fcHJlc2VudBgBIAEoCBIXCg9wcm9qZWN0X3ByZXNlbnQYAiABKAgSEwoLdGFnX3ByZXNlbnQYAyABKAgSFAoMdGFza19wcmVzZW50GAQgASgIEiYKHnRpbWVfZW50cnlfY29uc3RyYWludHNfZW5hYmxlZBgFIAEoCCKrCgoJV29ya3NwYWNlEgoKAmlkGAEgASgDEhcKD29yZ2FuaXphdGlvbl9pZBgCIAEoAxIMCgRuYW1lGAMgASgJEg0KBWFkbWluGAQgASgIEgwKBHJvbGUYBSABKAkSDwoHcHJlbWl1bRgGIAEoCBITCgtidXNpbmVzc193cxgHIAEoCBIbChNkZWZhdWx0X2hvdXJseV9yYXRlGAggASgBEhgKEGRlZmF1bHRfY3VycmVuY3kYCSABKAkSJwofb25seV9hZG1pbnNfbWF5X2NyZWF0ZV9wcm9qZWN0cxgKIAEoCBIjChtvbmx5X2FkbWluc19tYXlfY3JlYXRlX3RhZ3MYCyABKAgSJgoeb25seV9hZG1pbnNfc2VlX2JpbGxhYmxlX3JhdGVzGAwgASgIEiYKHm9ubHlfYWRtaW5zX3NlZV90ZWFtX2Rhc2hib2FyZBgNIAEoCBIkChxwcm9qZWN0c19iaWxsYWJsZV9ieV9kZWZhdWx0GA4gASgIEiMKG3Byb2plY3RzX3ByaXZhdGVfYnlfZGVmYXVsdBgPIAEoCBIhChlwcm9qZWN0c19lbmZvcmNlX2JpbGxhYmxlGBAgASgIEiEKGWxpbWl0X3B1YmxpY19wcm9qZWN0X2RhdGEYESABKAgSGAoQcmVwb3J0c19jb2xsYXBzZRgSIAEoCBIQCghyb3VuZGluZxgTIAEoBRIYChByb3VuZGluZ19taW51dGVzGBQgASgFEjUKEXJhdGVfbGFzdF91cGRhdGVkGBUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBImCgJhdBgWIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMQoNbGFzdF9tb2RpZmllZBgXIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIbG9nb191cmwYGCABKAkSFAoMaWNhbF9lbmFibGVkGBkgASgIEhUKCGljYWxfdXJsGBogASgJSACIAQESHAoUaGlkZV9zdGFydF9lbmRfdGltZXMYGyABKAgSJQoYd29ya2luZ19ob3Vyc19pbl9taW51dGVzGBwgASgFSAGIAQESJAoXbWF4X2RhdGFfcmV0ZW50aW9uX2RheXMYHSABKAVIAogBARIwCgxzdXNwZW5kZWRfYXQYHiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEXNlcnZlcl9kZWxldGVkX2F0GB8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI5Cg50ZV9jb25zdHJhaW50cxggIAEoCzIhLmFjY291bnRzLnYxLlRpbWVFbnRyeUNvbnN0cmFpbnRzEhgKC3Blcm1pc3Npb25zGCEgASgJSAOIAQESFgoJYXBpX3Rva2VuGCIgASgJSASIAQESFAoHcHJvZmlsZRgjIAEoBUgFiAEBEioKCmNzdl91cGxvYWQYJCABKAsyFi5hY2NvdW50cy52MS5Dc3ZVcGxvYWQSOAoMc3Vic2NyaXB0aW9uGCUgASgLMiIuYWNjb3VudHMudjEuV29ya3NwYWNlU3Vic2NyaXB0aW9uQgsKCV9pY2FsX3VybEIbChlfd29ya2luZ19ob3Vyc19pbl9taW51dGVzQhoKGF9tYXhfZGF0YV9yZXRlbnRpb25fZGF5c0IOCgxfcGVybWlzc2lvbnNCDAoKX2FwaV90b2tlbkIKCghfcHJvZmlsZSJDCglDc3ZVcGxvYWQSJgoCYXQYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBmxvZ19pZBgCIAEoAyK9BAoVV29ya3NwYWNlU3Vic2NyaXB0aW9uEhIKCmF1dG9fcmVuZXcYASABKAgSLQoMY2FyZF9kZXRhaWxzGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBISCgpjb21wYW55X2lkGAMgASgDEi8KDmNvbnRhY3RfZGV0YWlsGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCghjdXJyZW5jeRgGIAEoCRITCgtjdXN0b21lcl9pZBgHIAEoAxIuCgpkZWxldGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIcChRsYXN0X3ByaWNpbmdfcGxhbl9pZBgJIAEoAxIXCg9vcmdhbml6YXRpb25faWQYCiABKAMSMAoPcGF5bWVudF9kZXRhaWxzGAsgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIXCg9wcmljaW5nX3BsYW5faWQYDCABKAMSLgoKcmVuZXdhbF9hdBgNIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFwoPc3Vic2NyaXB0aW9uX2lkGA4gASgDEjQKE3N1YnNjcmlwdGlvbl9wZXJpb2QYDyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhQKDHdvcmtzcGFjZV9pZBgQIAEoAyIXChVMaXN0V29ya3NwYWNlc1JlcXVlc3QiRAoWTGlzdFdvcmtzcGFjZXNSZXNwb25zZRIqCgp3b3Jrc3BhY2VzGAEgAygLMhYuYWNjb3VudHMudjEuV29ya3NwYWNlIisKE0dldFdvcmtzcGFjZVJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDIkEKFEdldFdvcmtzcGFjZVJlc3BvbnNlEikKCXdvcmtzcGFjZRgBIAEoCzIWLmFjY291bnRzLnYxLldvcmtzcGFjZSKlCAoWVXBkYXRlV29ya3NwYWNlUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSSAoEbmFtZRgCIAEoCUI1srsYMQiMASosd29ya3NwYWNlIG5hbWUgbXVzdCBub3QgYmUgbG9uZ2VyIHRoYW4ge21heH1IAIgBARIgCgZhZG1pbnMYAyADKANCELK7GAwY/////////w8g6AcSJQoQZGVmYXVsdF9jdXJyZW5jeRgEIAEoCUIGsrsYAggKSAGIAQESLgoTZGVmYXVsdF9ob3VybHlfcmF0ZRgFIAEoAUIMsrsYCBAAGICU69wDSAKIAQESKgoUaW5pdGlhbF9wcmljaW5nX3BsYW4YBiABKANCB7K7GAMY6AdIA4gBARIsCh9vbmx5X2FkbWluc19tYXlfY3JlYXRlX3Byb2plY3RzGAcgASgISASIAQESKAobb25seV9hZG1pbnNfbWF5X2NyZWF0ZV90YWdzGAggASgISAWIAQESKwoeb25seV9hZG1pbnNfc2VlX2JpbGxhYmxlX3JhdGVzGAkgASgISAaIAQESKwoeb25seV9hZG1pbnNfc2VlX3RlYW1fZGFzaGJvYXJkGAogASgISAeIAQESKQoccHJvamVjdHNfYmlsbGFibGVfYnlfZGVmYXVsdBgLIAEoCEgIiAEBEigKG3Byb2plY3RzX3ByaXZhdGVfYnlfZGVmYXVsdBgMIAEoCEgJiAEBEh0KEHJlcG9ydHNfY29sbGFwc2UYDSABKAhICogBARIlChByYXRlX2NoYW5nZV9tb2RlGA4gASgJQgayuxgCCGRIC4gBARIpCghyb3VuZGluZxgPIAEoBUISsrsYDhCY+P////////8BGOgHSAyIAQESKAoQcm91bmRpbmdfbWludXRlcxgQIAEoBUIJsrsYBRAAGKALSA2IAQFCBwoFX25hbWVCEwoRX2RlZmF1bHRfY3VycmVuY3lCFgoUX2RlZmF1bHRfaG91cmx5X3JhdGVCFwoVX2luaXRpYWxfcHJpY2luZ19wbGFuQiIKIF9vbmx5X2FkbWluc19tYXlfY3JlYXRlX3Byb2plY3RzQh4KHF9vbmx5X2FkbWluc19tYXlfY3JlYXRlX3RhZ3NCIQofX29ubHlfYWRtaW5zX3NlZV9iaWxsYWJsZV9yYXRlc0IhCh9fb25seV9hZG1pbnNfc2VlX3RlYW1fZGFzaGJvYXJkQh8KHV9wcm9qZWN0c19iaWxsYWJsZV9ieV9kZWZhdWx0Qh4KHF9wcm9qZWN0c19wcml2YXRlX2J5X2RlZmF1bHRCEwoRX3JlcG9ydHNfY29sbGFwc2VCEwoRX3JhdGVfY2hhbmdlX21vZGVCCwoJX3JvdW5kaW5nQhMKEV9yb3VuZGluZ19taW51dGVzIkQKF1VwZGF0ZVdvcmtzcGFjZVJlc3BvbnNlEikKCXdvcmtzcGFjZRgBIAEoCzIWLmFjY291bnRzLnYxLldvcmtzcGFjZSKoCAoWQ3JlYXRlV29ya3NwYWNlUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAMSSAoEbmFtZRgCIAEoCUI1srsYMQiMASosd29ya3NwYWNlIG5hbWUgbXVzdCBub3QgYmUgbG9uZ2VyIHRoYW4ge21heH1IAIgBARIgCgZhZG1pbnMYAyADKANCELK7GAwY/////////w8g6AcSJQoQZGVmYXVsdF9jdXJyZW5jeRgEIAEoCUIGsrsYAggKSAGIAQESLgoTZGVmYXVsdF9ob3VybHlfcmF0ZRgFIAEoAUIMsrsYCBAAGICU69wDSAKIAQESKgoUaW5pdGlhbF9wcmljaW5nX3BsYW4YBiABKANCB7K7GAMY6AdIA4gBARIsCh9vbmx5X2FkbWluc19tYXlfY3JlYXRlX3Byb2plY3RzGAcgASgISASIAQESKAobb25seV9hZG1pbnNfbWF5X2NyZWF0ZV90YWdzGAggASgISAWIAQESKwoeb25seV9hZG1pbnNfc2VlX2JpbGxhYmxlX3JhdGVzGAkgASgISAaIAQESKwoeb25seV9hZG1pbnNfc2VlX3RlYW1fZGFzaGJvYXJkGAogASgISAeIAQESKQoccHJvamVjdHNfYmlsbGFibGVfYnlfZGVmYXVsdBgLIAEoCEgIiAEBEigKG3Byb2plY3RzX3ByaXZhdGVfYnlfZGVmYXVsdBgMIAEoCEgJiAEBEh0KEHJlcG9ydHNfY29sbGFwc2UYDSABKAhICogBARIlChByYXRlX2NoYW5nZV9tb2RlGA4gASgJQgayuxgCCGRIC4gBARIpCghyb3VuZGluZxgPIAEoBUISsrsYDhCY+P////////8BGOgHSAyIAQESKAoQcm91bmRpbmdfbWludXRlcxgQIAEoBUIJsrsYBRAAGKALSA2IAQFCBwoFX25hbWVCEwoRX2RlZmF1bHRfY3VycmVuY3lCFgoUX2RlZmF1bHRfaG91cmx5X3JhdGVCFwoVX2luaXRpYWxfcHJpY2luZ19wbGFuQiIKIF9vbmx5X2FkbWluc19tYXlfY3JlYXRlX3Byb2plY3RzQh4KHF9vbmx5X2FkbWluc19tYXlfY3JlYXRlX3RhZ3NCIQofX29ubHlfYWRtaW5zX3NlZV9iaWxsYWJsZV9yYXRlc0IhCh9fb25seV9hZG1pbnNfc2VlX3RlYW1fZGFzaGJvYXJkQh8KHV9wcm9qZWN0c19iaWxsYWJsZV9ieV9kZWZhdWx0Qh4KHF9wcm9qZWN0c19wcml2YXRlX2J5X2RlZmF1bHRCEwoRX3JlcG9ydHNfY29sbGFwc2VCEwoRX3JhdGVfY2hhbmdlX21vZGVCCwoJX3JvdW5kaW5nQhMKEV9yb3VuZGluZ19taW51dGVzIkQKF0NyZWF0ZVdvcmtzcGFjZVJlc3BvbnNlEikKCXdvcmtzcGFjZRgBIAEoCzIWLmFjY291bnRzLnYxLldvcmtzcGFjZSIvCg5Xb3Jrc3BhY2VBZG1pbhIMCgRuYW1lGAEgASgJEg8KB3VzZXJfaWQYAiABKAMibwoTV29ya3NwYWNlU3RhdGlzdGljcxIrCgZhZG1pbnMYASADKAsyGy5hY2NvdW50cy52MS5Xb3Jrc3BhY2VBZG1pbhIUCgxncm91cHNfY291bnQYAiABKAMSFQoNbWVtYmVyc19jb3VudBgDIAEoAyI1Ch1HZXRXb3Jrc3BhY2VTdGF0aXN0aWNzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMiVgoeR2V0V29ya3NwYWNlU3RhdGlzdGljc1Jlc3BvbnNlEjQKCnN0YXRpc3RpY3MYASABKAsyIC5hY2NvdW50cy52MS5Xb3Jrc3BhY2VTdGF0aXN0aWNzIkUKKkxpc3RPcmdhbml6YXRpb25Xb3Jrc3BhY2VTdGF0aXN0aWNzUmVxdWVzdBIXCg9vcmdhbml6YXRpb25faWQYASABKAMi4AEKK0xpc3RPcmdhbml6YXRpb25Xb3Jrc3BhY2VTdGF0aXN0aWNzUmVzcG9uc2USXAoKc3RhdGlzdGljcxgBIAMoCzJILmFjY291bnRzLnYxLkxpc3RPcmdhbml6YXRpb25Xb3Jrc3BhY2VTdGF0aXN0aWNzUmVzcG9uc2UuU3RhdGlzdGljc0VudHJ5GlMKD1N0YXRpc3RpY3NFbnRyeRILCgNrZXkYASABKAMSLwoFdmFsdWUYAiABKAsyIC5hY2NvdW50cy52MS5Xb3Jrc3BhY2VTdGF0aXN0aWNzOgI4ASI2Ch5HZXRUaW1lRW50cnlDb25zdHJhaW50c1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDIlkKH0dldFRpbWVFbnRyeUNvbnN0cmFpbnRzUmVzcG9uc2USNgoLY29uc3RyYWludHMYASABKAsyIS5hY2NvdW50cy52MS5UaW1lRW50cnlDb25zdHJhaW50cyLIAgoeU2V0VGltZUVudHJ5Q29uc3RyYWludHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxIgChNkZXNjcmlwdGlvbl9wcmVzZW50GAIgASgISACIAQESHAoPcHJvamVjdF9wcmVzZW50GAMgASgISAGIAQESGAoLdGFnX3ByZXNlbnQYBCABKAhIAogBARIZCgx0YXNrX3ByZXNlbnQYBSABKAhIA4gBARIrCh50aW1lX2VudHJ5X2NvbnN0cmFpbnRzX2VuYWJsZWQYBiABKAhIBIgBAUIWChRfZGVzY3JpcHRpb25fcHJlc2VudEISChBfcHJvamVjdF9wcmVzZW50Qg4KDF90YWdfcHJlc2VudEIPCg1fdGFza19wcmVzZW50QiEKH190aW1lX2VudHJ5X2NvbnN0cmFpbnRzX2VuYWJsZWQiLgofU2V0VGltZUVudHJ5Q29uc3RyYWludHNSZXNwb25zZRILCgN3aWQYASABKAMypg4KEFdvcmtzcGFjZVNlcnZpY2USoQEKDkxpc3RXb3Jrc3BhY2VzEiIuYWNjb3VudHMudjEuTGlzdFdvcmtzcGFjZXNSZXF1ZXN0GiMuYWNjb3VudHMudjEuTGlzdFdvcmtzcGFjZXNSZXNwb25zZSJGorsYPAoDR0VUEhIvYXBpL3Y5L3dvcmtzcGFjZXMaFS9hcGkvdjkvbWUvd29ya3NwYWNlcyoKd29ya3NwYWNlc7q7GAIIAhKSAQoMR2V0V29ya3NwYWNlEiAuYWNjb3VudHMudjEuR2V0V29ya3NwYWNlUmVxdWVzdBohLmFjY291bnRzLnYxLkdldFdvcmtzcGFjZVJlc3BvbnNlIj2iuxgzCgNHRVQSIS9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfSoJd29ya3NwYWNlursYAggDEq0BCg9VcGRhdGVXb3Jrc3BhY2USIy5hY2NvdW50cy52MS5VcGRhdGVXb3Jrc3BhY2VSZXF1ZXN0GiQuYWNjb3VudHMudjEuVXBkYXRlV29ya3NwYWNlUmVzcG9uc2UiT6K7GDYKA1BVVBIhL2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9IgEqKgl3b3Jrc3BhY2W6uxgRCAMQASoLEglGb3JiaWRkZW4S6AEKD0NyZWF0ZVdvcmtzcGFjZRIjLmFjY291bnRzLnYxLkNyZWF0ZVdvcmtzcGFjZVJlcXVlc3QaJC5hY2NvdW50cy52MS5DcmVhdGVXb3Jrc3BhY2VSZXNwb25zZSKJAaK7GEgKBFBPU1QSMi9hcGkvdjkvb3JnYW5pemF0aW9ucy97b3JnYW5pemF0aW9uX2lkfS93b3Jrc3BhY2VzIgEqKgl3b3Jrc3BhY2W6uxg5CAQQASImCJQDEiFPcmdhbml6YXRpb24gbm90IGZvdW5kL2FjY2Vzc2libGUqCxIJRm9yYmlkZGVuEusBChZHZXRXb3Jrc3BhY2VTdGF0aXN0aWNzEiouYWNjb3VudHMudjEuR2V0V29ya3NwYWNlU3RhdGlzdGljc1JlcXVlc3QaKy5hY2NvdW50cy52MS5HZXRXb3Jrc3BhY2VTdGF0aXN0aWNzUmVzcG9uc2UieKK7GD8KA0dFVBIsL2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3N0YXRpc3RpY3MqCnN0YXRpc3RpY3O6uxgxCAMiLRIrVXNlciBkb2VzIG5vdCBoYXZlIGFjY2VzcyB0byB0aGlzIHJlc291cmNlLhKxAgojTGlzdE9yZ2FuaXphdGlvbldvcmtzcGFjZVN0YXRpc3RpY3MSNy5hY2NvdW50cy52MS5MaXN0T3JnYW5pemF0aW9uV29ya3NwYWNlU3RhdGlzdGljc1JlcXVlc3QaOC5hY2NvdW50cy52MS5MaXN0T3JnYW5pemF0aW9uV29ya3NwYWNlU3RhdGlzdGljc1Jlc3BvbnNlIpYBorsYUAoDR0VUEj0vYXBpL3Y5L29yZ2FuaXphdGlvbnMve29yZ2FuaXphdGlvbl9pZH0vd29ya3NwYWNlcy9zdGF0aXN0aWNzKgpzdGF0aXN0aWNzursYPggEEAEiCxIJRm9yYmlkZGVuKgsSCUZvcmJpZGRlbjoeCJQDEhlSZXNvdXJjZSBjYW4gbm90IGJlIGZvdW5kEvwBChdHZXRUaW1lRW50cnlDb25zdHJhaW50cxIrLmFjY291bnRzLnYxLkdldFRpbWVFbnRyeUNvbnN0cmFpbnRzUmVxdWVzdBosLmFjY291bnRzLnYxLkdldFRpbWVFbnRyeUNvbnN0cmFpbnRzUmVzcG9uc2UihQGiuxhMCgNHRVQSOC9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS90aW1lX2VudHJ5X2NvbnN0cmFpbnRzKgtjb25zdHJhaW50c7q7GDEIAyItEitVc2VyIGRvZXMgbm90IGhhdmUgYWNjZXNzIHRvIHRoaXMgcmVzb3VyY2UuEpYCChdTZXRUaW1lRW50cnlDb25zdHJhaW50cxIrLmFjY291bnRzLnYxLlNldFRpbWVFbnRyeUNvbnN0cmFpbnRzUmVxdWVzdBosLmFjY291bnRzLnYxLlNldFRpbWVFbnRyeUNvbnN0cmFpbnRzUmVzcG9uc2UinwGiuxhDCgRQT1NUEjgvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vdGltZV9lbnRyeV9jb25zdHJhaW50cyIBKrq7GFQIAxABIi0SK1VzZXIgZG9lcyBub3QgaGF2ZSBhY2Nlc3MgdG8gdGhpcyByZXNvdXJjZS4qHwiQAxIaQWRtaW4gcGVybWlzc2lvbnMgcmVxdWlyZWQaBKi7GAJiBnByb3RvMw", [file_gateway_v1_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * Time entry constraints of a workspace: what every time entry must carry.
@@ -244,6 +244,21 @@ export type Workspace = Message<"accounts.v1.Workspace"> & {
    * @generated from field: optional int32 profile = 35;
    */
   profile?: number | undefined;
+
+  /**
+   * The workspace's last CSV import; null: nothing imports CSV files here.
+   *
+   * @generated from field: accounts.v1.CsvUpload csv_upload = 36;
+   */
+  csvUpload?: CsvUpload | undefined;
+
+  /**
+   * Deprecated in the real API; null: nothing here is a subscription (operators set the
+   * organization's plan).
+   *
+   * @generated from field: accounts.v1.WorkspaceSubscription subscription = 37;
+   */
+  subscription?: WorkspaceSubscription | undefined;
 };
 
 /**
@@ -252,6 +267,125 @@ export type Workspace = Message<"accounts.v1.Workspace"> & {
  */
 export const WorkspaceSchema: GenMessage<Workspace> = /*@__PURE__*/
   messageDesc(file_accounts_v1_workspaces, 1);
+
+/**
+ * A workspace's last CSV import, as the real API answers it.
+ *
+ * @generated from message accounts.v1.CsvUpload
+ */
+export type CsvUpload = Message<"accounts.v1.CsvUpload"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp at = 1;
+   */
+  at?: Timestamp | undefined;
+
+  /**
+   * @generated from field: int64 log_id = 2;
+   */
+  logId: bigint;
+};
+
+/**
+ * Describes the message accounts.v1.CsvUpload.
+ * Use `create(CsvUploadSchema)` to create a new message.
+ */
+export const CsvUploadSchema: GenMessage<CsvUpload> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 2);
+
+/**
+ * A workspace's subscription, as the real API answers it (deprecated there). The structures of
+ * card_details, contact_detail, payment_details and subscription_period are not shown.
+ *
+ * @generated from message accounts.v1.WorkspaceSubscription
+ */
+export type WorkspaceSubscription = Message<"accounts.v1.WorkspaceSubscription"> & {
+  /**
+   * @generated from field: bool auto_renew = 1;
+   */
+  autoRenew: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Struct card_details = 2;
+   */
+  cardDetails?: JsonObject | undefined;
+
+  /**
+   * @generated from field: int64 company_id = 3;
+   */
+  companyId: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Struct contact_detail = 4;
+   */
+  contactDetail?: JsonObject | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 5;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: string currency = 6;
+   */
+  currency: string;
+
+  /**
+   * @generated from field: int64 customer_id = 7;
+   */
+  customerId: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp deleted_at = 8;
+   */
+  deletedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: int64 last_pricing_plan_id = 9;
+   */
+  lastPricingPlanId: bigint;
+
+  /**
+   * @generated from field: int64 organization_id = 10;
+   */
+  organizationId: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Struct payment_details = 11;
+   */
+  paymentDetails?: JsonObject | undefined;
+
+  /**
+   * @generated from field: int64 pricing_plan_id = 12;
+   */
+  pricingPlanId: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp renewal_at = 13;
+   */
+  renewalAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: int64 subscription_id = 14;
+   */
+  subscriptionId: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Struct subscription_period = 15;
+   */
+  subscriptionPeriod?: JsonObject | undefined;
+
+  /**
+   * @generated from field: int64 workspace_id = 16;
+   */
+  workspaceId: bigint;
+};
+
+/**
+ * Describes the message accounts.v1.WorkspaceSubscription.
+ * Use `create(WorkspaceSubscriptionSchema)` to create a new message.
+ */
+export const WorkspaceSubscriptionSchema: GenMessage<WorkspaceSubscription> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_workspaces, 3);
 
 /**
  * @generated from message accounts.v1.ListWorkspacesRequest
@@ -264,7 +398,7 @@ export type ListWorkspacesRequest = Message<"accounts.v1.ListWorkspacesRequest">
  * Use `create(ListWorkspacesRequestSchema)` to create a new message.
  */
 export const ListWorkspacesRequestSchema: GenMessage<ListWorkspacesRequest> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 2);
+  messageDesc(file_accounts_v1_workspaces, 4);
 
 /**
  * @generated from message accounts.v1.ListWorkspacesResponse
@@ -281,7 +415,7 @@ export type ListWorkspacesResponse = Message<"accounts.v1.ListWorkspacesResponse
  * Use `create(ListWorkspacesResponseSchema)` to create a new message.
  */
 export const ListWorkspacesResponseSchema: GenMessage<ListWorkspacesResponse> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 3);
+  messageDesc(file_accounts_v1_workspaces, 5);
 
 /**
  * @generated from message accounts.v1.GetWorkspaceRequest
@@ -298,7 +432,7 @@ export type GetWorkspaceRequest = Message<"accounts.v1.GetWorkspaceRequest"> & {
  * Use `create(GetWorkspaceRequestSchema)` to create a new message.
  */
 export const GetWorkspaceRequestSchema: GenMessage<GetWorkspaceRequest> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 4);
+  messageDesc(file_accounts_v1_workspaces, 6);
 
 /**
  * @generated from message accounts.v1.GetWorkspaceResponse
@@ -315,7 +449,7 @@ export type GetWorkspaceResponse = Message<"accounts.v1.GetWorkspaceResponse"> &
  * Use `create(GetWorkspaceResponseSchema)` to create a new message.
  */
 export const GetWorkspaceResponseSchema: GenMessage<GetWorkspaceResponse> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 5);
+  messageDesc(file_accounts_v1_workspaces, 7);
 
 /**
  * @generated from message accounts.v1.UpdateWorkspaceRequest
@@ -407,7 +541,7 @@ export type UpdateWorkspaceRequest = Message<"accounts.v1.UpdateWorkspaceRequest
  * Use `create(UpdateWorkspaceRequestSchema)` to create a new message.
  */
 export const UpdateWorkspaceRequestSchema: GenMessage<UpdateWorkspaceRequest> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 6);
+  messageDesc(file_accounts_v1_workspaces, 8);
 
 /**
  * @generated from message accounts.v1.UpdateWorkspaceResponse
@@ -424,7 +558,7 @@ export type UpdateWorkspaceResponse = Message<"accounts.v1.UpdateWorkspaceRespon
  * Use `create(UpdateWorkspaceResponseSchema)` to create a new message.
  */
 export const UpdateWorkspaceResponseSchema: GenMessage<UpdateWorkspaceResponse> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 7);
+  messageDesc(file_accounts_v1_workspaces, 9);
 
 /**
  * @generated from message accounts.v1.CreateWorkspaceRequest
@@ -516,7 +650,7 @@ export type CreateWorkspaceRequest = Message<"accounts.v1.CreateWorkspaceRequest
  * Use `create(CreateWorkspaceRequestSchema)` to create a new message.
  */
 export const CreateWorkspaceRequestSchema: GenMessage<CreateWorkspaceRequest> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 8);
+  messageDesc(file_accounts_v1_workspaces, 10);
 
 /**
  * @generated from message accounts.v1.CreateWorkspaceResponse
@@ -533,7 +667,7 @@ export type CreateWorkspaceResponse = Message<"accounts.v1.CreateWorkspaceRespon
  * Use `create(CreateWorkspaceResponseSchema)` to create a new message.
  */
 export const CreateWorkspaceResponseSchema: GenMessage<CreateWorkspaceResponse> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 9);
+  messageDesc(file_accounts_v1_workspaces, 11);
 
 /**
  * A workspace admin as the statistics list them.
@@ -557,7 +691,7 @@ export type WorkspaceAdmin = Message<"accounts.v1.WorkspaceAdmin"> & {
  * Use `create(WorkspaceAdminSchema)` to create a new message.
  */
 export const WorkspaceAdminSchema: GenMessage<WorkspaceAdmin> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 10);
+  messageDesc(file_accounts_v1_workspaces, 12);
 
 /**
  * @generated from message accounts.v1.WorkspaceStatistics
@@ -584,7 +718,7 @@ export type WorkspaceStatistics = Message<"accounts.v1.WorkspaceStatistics"> & {
  * Use `create(WorkspaceStatisticsSchema)` to create a new message.
  */
 export const WorkspaceStatisticsSchema: GenMessage<WorkspaceStatistics> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 11);
+  messageDesc(file_accounts_v1_workspaces, 13);
 
 /**
  * @generated from message accounts.v1.GetWorkspaceStatisticsRequest
@@ -601,7 +735,7 @@ export type GetWorkspaceStatisticsRequest = Message<"accounts.v1.GetWorkspaceSta
  * Use `create(GetWorkspaceStatisticsRequestSchema)` to create a new message.
  */
 export const GetWorkspaceStatisticsRequestSchema: GenMessage<GetWorkspaceStatisticsRequest> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 12);
+  messageDesc(file_accounts_v1_workspaces, 14);
 
 /**
  * @generated from message accounts.v1.GetWorkspaceStatisticsResponse
@@ -618,7 +752,7 @@ export type GetWorkspaceStatisticsResponse = Message<"accounts.v1.GetWorkspaceSt
  * Use `create(GetWorkspaceStatisticsResponseSchema)` to create a new message.
  */
 export const GetWorkspaceStatisticsResponseSchema: GenMessage<GetWorkspaceStatisticsResponse> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 13);
+  messageDesc(file_accounts_v1_workspaces, 15);
 
 /**
  * @generated from message accounts.v1.ListOrganizationWorkspaceStatisticsRequest
@@ -635,7 +769,7 @@ export type ListOrganizationWorkspaceStatisticsRequest = Message<"accounts.v1.Li
  * Use `create(ListOrganizationWorkspaceStatisticsRequestSchema)` to create a new message.
  */
 export const ListOrganizationWorkspaceStatisticsRequestSchema: GenMessage<ListOrganizationWorkspaceStatisticsRequest> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 14);
+  messageDesc(file_accounts_v1_workspaces, 16);
 
 /**
  * @generated from message accounts.v1.ListOrganizationWorkspaceStatisticsResponse
@@ -654,7 +788,7 @@ export type ListOrganizationWorkspaceStatisticsResponse = Message<"accounts.v1.L
  * Use `create(ListOrganizationWorkspaceStatisticsResponseSchema)` to create a new message.
  */
 export const ListOrganizationWorkspaceStatisticsResponseSchema: GenMessage<ListOrganizationWorkspaceStatisticsResponse> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 15);
+  messageDesc(file_accounts_v1_workspaces, 17);
 
 /**
  * @generated from message accounts.v1.GetTimeEntryConstraintsRequest
@@ -671,7 +805,7 @@ export type GetTimeEntryConstraintsRequest = Message<"accounts.v1.GetTimeEntryCo
  * Use `create(GetTimeEntryConstraintsRequestSchema)` to create a new message.
  */
 export const GetTimeEntryConstraintsRequestSchema: GenMessage<GetTimeEntryConstraintsRequest> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 16);
+  messageDesc(file_accounts_v1_workspaces, 18);
 
 /**
  * @generated from message accounts.v1.GetTimeEntryConstraintsResponse
@@ -688,7 +822,7 @@ export type GetTimeEntryConstraintsResponse = Message<"accounts.v1.GetTimeEntryC
  * Use `create(GetTimeEntryConstraintsResponseSchema)` to create a new message.
  */
 export const GetTimeEntryConstraintsResponseSchema: GenMessage<GetTimeEntryConstraintsResponse> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 17);
+  messageDesc(file_accounts_v1_workspaces, 19);
 
 /**
  * @generated from message accounts.v1.SetTimeEntryConstraintsRequest
@@ -730,7 +864,7 @@ export type SetTimeEntryConstraintsRequest = Message<"accounts.v1.SetTimeEntryCo
  * Use `create(SetTimeEntryConstraintsRequestSchema)` to create a new message.
  */
 export const SetTimeEntryConstraintsRequestSchema: GenMessage<SetTimeEntryConstraintsRequest> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 18);
+  messageDesc(file_accounts_v1_workspaces, 20);
 
 /**
  * The real API's JSONResult: the workspace's id.
@@ -749,7 +883,7 @@ export type SetTimeEntryConstraintsResponse = Message<"accounts.v1.SetTimeEntryC
  * Use `create(SetTimeEntryConstraintsResponseSchema)` to create a new message.
  */
 export const SetTimeEntryConstraintsResponseSchema: GenMessage<SetTimeEntryConstraintsResponse> = /*@__PURE__*/
-  messageDesc(file_accounts_v1_workspaces, 19);
+  messageDesc(file_accounts_v1_workspaces, 21);
 
 /**
  * WorkspaceService answers the workspaces of the caller.

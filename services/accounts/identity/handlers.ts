@@ -6,8 +6,11 @@ import { userNotFound, workspaceNotFound } from "../errors.js";
 import { AccountsStore } from "../users/store.js";
 import { groups, groupsOfUsers, viewsOf } from "../groups/store.js";
 import { workspaceById, workspaceMembers } from "../workspace-users/store.js";
+import { organizations } from "../organizations/store.js";
+import { pricingPlan } from "../organizations/plan.js";
+import { changeRow } from "../../../lib/resource-kit.js";
 
-/** The internal questions about callers: who they are, where they may act; and the plan operators set. */
+/** The internal questions about callers: who they are, where they may act; and the plan operators set (the workspace's organization's). */
 export function identityHandlers({ storage, clock, auth }: AccountsKit) {
   const store = new AccountsStore(storage.db);
   return (router: ConnectRouter) => {
@@ -107,9 +110,14 @@ export function identityHandlers({ storage, clock, auth }: AccountsKit) {
       },
 
       async setWorkspacePlan(req) {
+        const missing = () => workspaceNotFound(req.workspaceId);
         const workspaceId = storageId(req.workspaceId);
-        const updated = workspaceId ? await store.setWorkspacePremium(workspaceId, req.premium, clock.now()) : 0;
-        if (!updated) throw workspaceNotFound(req.workspaceId);
+        const workspace = workspaceId ? await workspaceById(storage.db, workspaceId) : undefined;
+        if (!workspace) throw missing();
+        // The plan is the organization's: a premium workspace is one of a paid organization.
+        await changeRow(storage, organizations, { scope: workspace.organization_id, id: BigInt(workspace.organization_id), missing }, (existing, trx) =>
+          organizations.update(trx, existing, { pricing_plan_id: pricingPlan(req.premium), updated_at: clock.now() }),
+        );
         return {};
       },
     });

@@ -7,18 +7,44 @@ import { requireUser } from "../../../lib/identity.js";
 import type { AccountsKit } from "../kit.js";
 import { alreadyMemberNotice, inactiveMemberInvited, invitationCodeInvalid, invitationCodeNotFound, invitationLimitReached, invitationOrganizationMismatch, invitedWorkspaceInvalid } from "../errors.js";
 import { hashToken } from "../users/credentials.js";
+import type { Knex } from "../../../lib/db.js";
 import { organizationScope } from "../access.js";
-import { checkSeatFree, isPaid } from "../organizations/rules.js";
-import { activeSeats, defaultWorkspaceIfNone, insertMembership, memberForChange, membershipsIn, organizationUsers, organizations, userProfile, workspacesAmong } from "../organizations/store.js";
+import { checkSeatFree } from "../organizations/rules.js";
+import { isPaid } from "../organizations/plan.js";
+import { activeSeats, defaultWorkspaceIfNone, insertMembership, inviteeForChange, memberForChange, membershipsIn, organizationUsers, organizations, userProfile, workspacesAmong, type OrganizationUserRow } from "../organizations/store.js";
 import { emitMemberships } from "../workspace-users/view.js";
 import { INVITATION_LIMIT, invitationInput, inviteUrl } from "./rules.js";
-import { accountOf, invitationByCodeForChange, invitations, pendingWithoutAccount, sentSince, type InvitationRow } from "./store.js";
+import { accountOf, invitationByCodeForChange, invitations, revokePending, sentSince, type InvitationRow } from "./store.js";
 import { invitationMail, joinedMail } from "./mails.js";
+
+/** A new organization user who is no admin, owner or deactivated, with no paid fields: what an invitation makes. */
+function invitedRow(organization: number, who: { user_id: number; email: null } | { user_id: null; email: string }, joined: boolean, now: Date): Omit<OrganizationUserRow, "id"> {
+  return {
+    organization_id: organization, ...who, admin: false, owner: false, inactive: false, joined, role: "user",
+    rate: null, rate_last_updated: null, labour_cost: null, working_hours_in_minutes: null, created_at: now, updated_at: now,
+  };
+}
+
+/**
+ * The organization user an invited address stands for, locked: its account's row, or the pending
+ * invitee's of the address, which becomes the account's once the address has one (`accountId`).
+ */
+async function invitedForChange(trx: Knex.Transaction, organization: number, email: string, accountId: number | undefined, now: Date): Promise<OrganizationUserRow | undefined> {
+  const member = accountId === undefined ? undefined : await memberForChange(trx, organization, accountId);
+  const invitee = await inviteeForChange(trx, organization, email);
+  if (!invitee || accountId === undefined) return member ?? invitee;
+  if (member) {
+    await organizationUsers.delete(trx, invitee);
+    return member;
+  }
+  return organizationUsers.update(trx, invitee, { user_id: accountId, email: null, updated_at: now });
+}
 
 /**
  * Invitations: organization admins invite addresses into the organization and some of its
  * workspaces; the mail carries a code that the invited person, signed in with that address,
- * accepts (joins) or rejects. An invited account holds a seat from the invitation on.
+ * accepts (joins) or rejects. Whoever is invited is an organization user (not joined) and holds a
+ * seat from the invitation on: an account, or an address that has none yet (a pending invitee).
  */
 export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsKit) {
   const { db } = storage;
@@ -41,6 +67,8 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
         const now = clock.now();
         const sender = await userProfile(db, Number(scope.userId));
         const data = await storage.change(async (trx, _emit, mail) => {
+          // Changes of memberships run one at a time per organization: seats are counted, an address gets one row.
+          await organizations.getForChange(trx, organization.id, BigInt(organization.id));
           const known = await workspacesAmong(trx, organization.id, input.workspaces.map((w) => w.workspace_id));
           if (known.length !== input.workspaces.length) throw invitedWorkspaceInvalid();
           const limit = isPaid(organization) ? INVITATION_LIMIT.paid : INVITATION_LIMIT.free;
@@ -48,22 +76,17 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
             throw invitationLimitReached();
           }
           const answers: Invitation[] = [];
-          let seats = (await activeSeats(trx, organization.id)) + (await pendingWithoutAccount(trx, organization.id));
+          let seats = await activeSeats(trx, organization.id);
           for (const email of input.emails) {
             const account = await accountOf(trx, email);
-            const member = account ? await memberForChange(trx, organization.id, account.id) : undefined;
+            const member = await invitedForChange(trx, organization.id, email, account?.id, now);
             if (member?.inactive) throw inactiveMemberInvited(email);
             // A joined member needs no invitation; one already invited gets a new one (the old stays valid).
             if (member?.joined) continue;
             if (!member) {
               checkSeatFree(isPaid(organization), seats);
               seats++;
-              if (account) {
-                await organizationUsers.insert(trx, {
-                  organization_id: organization.id, user_id: account.id, admin: false, owner: false, inactive: false, joined: false, role: "user",
-                  rate: null, rate_last_updated: null, labour_cost: null, working_hours_in_minutes: null, created_at: now, updated_at: now,
-                });
-              }
+              await organizationUsers.insert(trx, invitedRow(organization.id, account ? { user_id: account.id, email: null } : { user_id: null, email }, false, now));
             }
             const code = randomToken(24);
             const row = await invitations.insert(trx, {
@@ -96,16 +119,13 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
         const now = clock.now();
         await storage.change(async (trx, emit, mail) => {
           const { invitation, user } = await invitationForCaller(trx, req.invitationCode, userId);
-          const organization = await organizations.get(trx, invitation.organization_id, BigInt(invitation.organization_id));
+          const organization = await organizations.getForChange(trx, invitation.organization_id, BigInt(invitation.organization_id));
           if (!organization) throw invitationCodeInvalid();
-          let member = await memberForChange(trx, organization.id, user.id);
+          let member = await invitedForChange(trx, organization.id, invitation.email, user.id, now);
           if (member?.inactive) throw forbidden();
           if (!member) {
-            // An address that had no account holds its seat through the invitation until now.
-            member = await organizationUsers.insert(trx, {
-              organization_id: organization.id, user_id: user.id, admin: false, owner: false, inactive: false, joined: true, role: "user",
-              rate: null, rate_last_updated: null, labour_cost: null, working_hours_in_minutes: null, created_at: now, updated_at: now,
-            });
+            // An invitation from before pending invitees had their row.
+            member = await organizationUsers.insert(trx, invitedRow(organization.id, { user_id: user.id, email: null }, true, now));
           } else if (!member.joined) {
             member = await organizationUsers.update(trx, member, { joined: true, updated_at: now });
           }
@@ -129,11 +149,15 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
 
       async rejectInvitation(req, ctx) {
         const userId = requireUser(ctx);
+        const now = clock.now();
         await storage.change(async (trx) => {
           const { invitation, user } = await invitationForCaller(trx, req.invitationCode, userId);
-          const member = await memberForChange(trx, invitation.organization_id, user.id);
+          await organizations.getForChange(trx, invitation.organization_id, BigInt(invitation.organization_id));
+          const member = await invitedForChange(trx, invitation.organization_id, invitation.email, user.id, now);
           if (member && !member.joined) await organizationUsers.delete(trx, member);
-          await invitations.update(trx, invitation, { state: "deleted", updated_at: clock.now() });
+          await invitations.update(trx, invitation, { state: "deleted", updated_at: now });
+          // Declining the organization declines each of its invitations to this person.
+          await revokePending(trx, invitation.organization_id, { userId: user.id, email: invitation.email }, now);
         });
         return { status: "OK" };
       },

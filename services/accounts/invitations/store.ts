@@ -58,10 +58,32 @@ export async function sentSince(trx: Knex.Transaction, organization: number, sin
   return Number(n);
 }
 
-/** Pending invitations of addresses without an account: each holds a seat like an invited user. */
-export async function pendingWithoutAccount(trx: Knex.Transaction, organization: number): Promise<number> {
-  const [{ n }] = await invitations.query(trx, organization).andWhere({ state: "pending" }).whereNull("recipient_id").count({ n: "*" });
-  return Number(n);
+/** Someone invited: an account, or an address without one (its invitations name no recipient). */
+export interface Invitee {
+  userId: number | null;
+  email: string;
+}
+
+/** Whether an invitation is one of the invitee's: sent to its account, or to its address before it had one. */
+export const invitationOf = (invitation: Pick<InvitationRow, "recipient_id" | "email">, invitee: Invitee) =>
+  invitation.recipient_id === null ? invitation.email === invitee.email : invitation.recipient_id === invitee.userId;
+
+function ofInvitees(q: Knex.QueryBuilder, invitees: Invitee[]): Knex.QueryBuilder {
+  const userIds = invitees.flatMap((i) => (i.userId === null ? [] : [i.userId]));
+  const emails = invitees.map((i) => i.email);
+  return q.andWhere((w) => w.whereIn("recipient_id", userIds).orWhere((a) => a.whereNull("recipient_id").whereIn("email", emails)));
+}
+
+/** The organization's pending invitations of these invitees, oldest first. */
+export async function pendingInvitationsOf(db: Knex, organization: number, invitees: Invitee[]): Promise<InvitationRow[]> {
+  if (invitees.length === 0) return [];
+  const raws: Record<string, unknown>[] = await ofInvitees(invitations.query(db, organization).andWhere({ state: "pending" }), invitees).orderBy("id");
+  return raws.map((raw) => invitations.read(raw));
+}
+
+/** Ends the invitee's pending invitations into the organization (removed, or declined): none can be accepted any more. */
+export async function revokePending(trx: Knex.Transaction, organization: number, invitee: Invitee, now: Date): Promise<void> {
+  await ofInvitees(invitations.query(trx, organization).andWhere({ state: "pending" }), [invitee]).update({ state: "deleted", updated_at: now });
 }
 
 /** The account of an address, if it has one (closed accounts have none). */

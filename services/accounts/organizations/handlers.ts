@@ -11,9 +11,11 @@ import { notOrganizationMember, organizationNotFound, organizationUserNotFound, 
 import { workspaceEvent } from "../workspaces/view.js";
 import { emitMemberships } from "../workspace-users/view.js";
 import { workspaces } from "../workspaces/store.js";
-import { DEFAULT_MAX_WORKSPACES, MAX_WORKSPACES_PER_USER, PRICING_PLAN, checkRemovable, checkSeatFree, isPaid, mayAct, memberQuery, newOrganization, organizationUserChanges, organizationUserInput, pagination, removalIds, renamedOrganization, roleOf } from "./rules.js";
+import { PRICING_PLAN, isPaid, pricingPlan } from "./plan.js";
+import { DEFAULT_MAX_WORKSPACES, MAX_WORKSPACES_PER_USER, checkRemovable, checkSeatFree, mayAct, memberQuery, newOrganization, organizationUserChanges, organizationUserInput, pagination, removalIds, renamedOrganization, roleOf } from "./rules.js";
 import { organizationScope } from "../access.js";
-import { activeSeats, defaultWorkspaceIfNone, deleteOrganization, groupsAmong, groupsOfUsers, insertMembership, insertWorkspace, memberForChange, memberPage, membersForChange, membershipsIn, organizationUsers, organizations, organizationsOf, removeMember, setMembershipsActive, userCount, userProfile, workspaceCountForChange, workspacesAmong, type MembershipRow, type OrganizationRow, type OrganizationUserRow, type UserProfile } from "./store.js";
+import { activeSeats, defaultWorkspaceIfNone, deleteOrganization, groupsAmong, groupsOfUsers, insertMembership, insertWorkspace, memberForChange, memberPage, membersForChange, membershipsIn, organizationUsers, organizations, organizationsOf, removeMember, setMembershipsActive, userCount, userProfile, workspaceCountForChange, workspacesAmong, type MemberListRow, type MembershipRow, type OrganizationRow, type OrganizationUserRow, type UserProfile } from "./store.js";
+import { invitationOf, pendingInvitationsOf, revokePending } from "../invitations/store.js";
 
 const stamp = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
 const int64 = (n: number | null) => (n === null ? undefined : BigInt(n));
@@ -37,20 +39,27 @@ export function organizationMessage(organization: OrganizationRow, member: Organ
   });
 }
 
+/**
+ * An organization user as the list answers it; `profile` is its account's (none for a pending
+ * invitee), `invitation` the latest pending one of someone who has not joined.
+ */
 function organizationUserMessage(
   member: OrganizationUserRow,
-  profile: UserProfile,
+  profile: UserProfile | undefined,
   memberships: MembershipRow[],
   organization: OrganizationRow,
-  groups: { group_id: number; name: string }[] = [],
+  groups: { group_id: number; name: string }[],
+  invitation: { id: number; code: string | undefined } | undefined,
 ): OrganizationUser {
   const createdAt = member.created_at ?? organization.created_at;
   return create(OrganizationUserSchema, {
     id: BigInt(member.id),
-    userId: BigInt(member.user_id),
+    userId: member.user_id === null ? undefined : BigInt(member.user_id),
     organizationId: BigInt(member.organization_id),
-    name: profile.fullname,
-    email: profile.email,
+    name: profile?.fullname,
+    email: profile?.email ?? member.email ?? "",
+    invitationId: invitation ? BigInt(invitation.id) : undefined,
+    invitationCode: invitation?.code,
     avatarUrl: "",
     // E-mails of organization users are not changed through the organization.
     canEditEmail: false,
@@ -79,8 +88,30 @@ function organizationUserMessage(
 }
 
 /** Organizations and their users (REST), and the plan operators set (internal). */
-export function organizationHandlers({ storage, clock }: AccountsKit) {
+export function organizationHandlers({ storage, clock, box, log }: AccountsKit) {
   const { db } = storage;
+
+  /** The latest pending invitation of each listed user who has not joined, with its code (sealed: read back). */
+  async function invitationsOf(organization: number, rows: MemberListRow[]): Promise<Map<number, { id: number; code: string | undefined }>> {
+    const invitees = new Map(rows.filter((r) => !r.member.joined).map((r) => [r.member.id, { userId: r.member.user_id, email: r.profile?.email ?? r.member.email ?? "" }]));
+    const pending = await pendingInvitationsOf(db, organization, [...invitees.values()]);
+    const out = new Map<number, { id: number; code: string | undefined }>();
+    for (const [memberId, invitee] of invitees) {
+      const latest = pending.filter((i) => invitationOf(i, invitee)).at(-1);
+      if (latest) out.set(memberId, { id: latest.id, code: openCode(latest.code_sealed) });
+    }
+    return out;
+  }
+
+  function openCode(sealed: string): string | undefined {
+    try {
+      return box.open(sealed);
+    } catch (err) {
+      // Sealed with another key (ENCRYPTION_KEY changed): the list is answered without the code.
+      log.error({ err }, "an invitation code does not open with the configured ENCRYPTION_KEY");
+      return undefined;
+    }
+  }
 
   return (router: ConnectRouter) => {
     router.service(OrganizationService, {
@@ -96,6 +127,7 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
           const member = await organizationUsers.insert(trx, {
             organization_id: organization.id,
             user_id: user,
+            email: null,
             admin: true,
             owner: true,
             inactive: false,
@@ -109,7 +141,7 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
             updated_at: now,
           });
           const workspaceId = await insertWorkspace(trx, organization.id, workspaceName, now);
-          await emit(workspaceEvent("created", { workspace: (await workspaces.get(trx, organization.id, BigInt(workspaceId)))!, admin: true, role: "admin" }, userId));
+          await emit(workspaceEvent("created", { workspace: (await workspaces.get(trx, organization.id, BigInt(workspaceId)))!, admin: true, role: "admin", premium: isPaid(organization) }, userId));
           const membership = await insertMembership(trx, { workspace_id: workspaceId, user_id: user, admin: true, role: "admin", active: true }, workspaceName);
           await defaultWorkspaceIfNone(trx, user, workspaceId);
           await emitMemberships(emit, "created", [membership], member, await userProfile(trx, user), userId, now);
@@ -143,11 +175,22 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
           throw queryValueInvalid("groups");
         }
         const { rows, total } = await memberPage(db, organization, query);
-        const memberships = await membershipsIn(db, organization, rows.map((r) => r.member.user_id));
-        const userGroups = await groupsOfUsers(db, organization, rows.map((r) => r.member.user_id));
+        const userIds = rows.flatMap((r) => (r.member.user_id === null ? [] : [r.member.user_id]));
+        const memberships = await membershipsIn(db, organization, userIds);
+        const userGroups = await groupsOfUsers(db, organization, userIds);
+        const invited = await invitationsOf(organization, rows);
         const page = pagination(query, total);
         return {
-          users: rows.map((r) => organizationUserMessage(r.member, r.profile, memberships.filter((m) => m.user_id === r.member.user_id), scope.organization, userGroups.filter((g) => g.user_id === r.member.user_id))),
+          users: rows.map((r) =>
+            organizationUserMessage(
+              r.member,
+              r.profile,
+              memberships.filter((m) => m.user_id === r.member.user_id),
+              scope.organization,
+              userGroups.filter((g) => g.user_id === r.member.user_id),
+              invited.get(r.member.id),
+            ),
+          ),
           page: BigInt(page.page),
           pageSize: BigInt(page.pageSize),
           pages: BigInt(page.pages),
@@ -164,8 +207,11 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
           const found = await membersForChange(trx, organization.id, ids.map(storageId).filter((id) => id !== undefined));
           checkRemovable(ids, found);
           for (const member of found) {
-            const profile = await userProfile(trx, member.user_id);
-            await emitMemberships(emit, "deleted", await removeMember(trx, member), member, profile, scope.userId, now);
+            const profile = member.user_id === null ? undefined : await userProfile(trx, member.user_id);
+            // Removed, the person can no longer join through an invitation still open.
+            await revokePending(trx, organization.id, { userId: member.user_id, email: profile?.email ?? member.email ?? "" }, now);
+            const removed = await removeMember(trx, member);
+            if (profile) await emitMemberships(emit, "deleted", removed, member, profile, scope.userId, now);
           }
         });
         return {};
@@ -185,7 +231,7 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
           const profile = await userProfile(trx, user);
           await emitMemberships(emit, "deleted", await removeMember(trx, member), member, profile, userId, now);
           // The last user gone, the organization goes with its workspaces.
-          if (others === 0) for (const workspace of await deleteOrganization(trx, organization)) await emit(workspaceEvent("deleted", { workspace, admin: true, role: "admin" }, userId));
+          if (others === 0) for (const workspace of await deleteOrganization(trx, organization)) await emit(workspaceEvent("deleted", { workspace, admin: true, role: "admin", premium: isPaid(organization) }, userId));
         });
         return {};
       },
@@ -202,6 +248,8 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
           if (Object.keys(changes).length === 0) return;
           if (target.inactive && changes.inactive === false) checkSeatFree(paid, await activeSeats(trx, organization.id));
           const updated = await organizationUsers.update(trx, target, { ...changes, updated_at: now });
+          // A pending invitee has no account: no workspace memberships, nothing to tell.
+          if (target.user_id === null) return;
           let memberships = await membershipsIn(trx, organization.id, [target.user_id]);
           if ("inactive" in changes) memberships = await setMembershipsActive(trx, memberships, mayAct(updated));
           await emitMemberships(emit, "updated", memberships, updated, await userProfile(trx, target.user_id), scope.userId, now);
@@ -221,7 +269,7 @@ export function organizationHandlers({ storage, clock }: AccountsKit) {
         const missing = () => organizationNotFound(req.organizationId);
         const id = storageId(req.organizationId);
         if (id === undefined) throw missing();
-        const pricingPlanId = req.paid ? PRICING_PLAN.paid : PRICING_PLAN.free;
+        const pricingPlanId = pricingPlan(req.paid);
         await changeRow(storage, organizations, { scope: id, id: req.organizationId, missing }, (existing, trx) =>
           organizations.update(trx, existing, { pricing_plan_id: pricingPlanId, updated_at: clock.now() }),
         );

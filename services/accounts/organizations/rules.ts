@@ -6,7 +6,7 @@ import type {
 import { activeStatusInvalid, activeUserLimit, adminFlagsAndRole, foreignOrganizationUsers, newOrganizationNameEmpty, onlyAdminsInvalid, organizationFieldMissing, organizationNameEmpty, organizationRoleInvalid, organizationUserFieldMissing, organizationUserIdsMissing, organizationUserIdsRepeated, ownerAdminRequired, ownerDeactivation, ownerNotRemovable, paidFieldsNeedPaidPlan, postedFieldsInvalid, queryValueInvalid, queryValueNotPositive, rateChangeModeInvalid, sortDirInvalid, workspaceNameMissing } from "../errors.js";
 import { isRateChangeMode, RATE_CHANGE_MODES } from "../../../lib/rate-change-modes.js";
 import { workspaceName } from "../workspaces/rules.js";
-import type { MemberQuery, MemberStatus, OrganizationRow, OrganizationUserRow } from "./store.js";
+import type { MemberQuery, MemberStatus, OrganizationUserRow } from "./store.js";
 
 /** Workspaces an organization may have, as the organizations table's default holds it. */
 export const DEFAULT_MAX_WORKSPACES = 20;
@@ -14,11 +14,6 @@ export const DEFAULT_MAX_WORKSPACES = 20;
 export const MAX_WORKSPACES_PER_USER = 100;
 /** Users holding a seat (not deactivated) in an organization on the free plan. */
 export const FREE_PLAN_ACTIVE_USERS = 5;
-
-/** The organization's plan, as `pricing_plan_id` answers it; operators set it (track:organization plan). */
-export const PRICING_PLAN = { free: 0, paid: 1 } as const;
-
-export const isPaid = (organization: Pick<OrganizationRow, "pricing_plan_id">) => organization.pricing_plan_id !== PRICING_PLAN.free;
 
 /** Roles of an organization user; `admin` is the one with the admin flag. */
 export const ORGANIZATION_ROLES = ["admin", "user", "projectlead", "teamlead"] as const;

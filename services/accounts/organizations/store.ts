@@ -23,7 +23,7 @@ export interface OrganizationRow {
   name: string;
   owner_id: number;
   max_workspaces: number;
-  /** 0 free, 1 paid (rules.ts PRICING_PLAN); set by operators only. */
+  /** 0 free, 1 paid (plan.ts PRICING_PLAN); set by operators only; the plan of every workspace of it. */
   pricing_plan_id: number;
   created_at: Date;
   updated_at: Date;
@@ -40,7 +40,10 @@ export const organizations = new ScopedTable<OrganizationRow>({
 export interface OrganizationUserRow {
   id: number;
   organization_id: number;
-  user_id: number;
+  /** Null for an invited address that has no account yet (`email` holds it). */
+  user_id: number | null;
+  /** The invited address while `user_id` is null (a pending invitee); null otherwise. */
+  email: string | null;
   admin: boolean;
   owner: boolean;
   inactive: boolean;
@@ -57,14 +60,18 @@ export interface OrganizationUserRow {
   updated_at: Date | null;
 }
 
-/** An organization's users (memberships), each limited to its organization. */
+/** An organization user who has an account: every one but a pending invitee (an address invited before it signed up). */
+export type AccountMember = OrganizationUserRow & { user_id: number };
+
+/** An organization's users (memberships, and pending invitees), each limited to its organization. */
 export const organizationUsers = new ScopedTable<OrganizationUserRow>({
   table: "organization_users",
   scope: "organization_id",
   columns: {
     id: "id",
     organization_id: "id",
-    user_id: "id",
+    user_id: "id?",
+    email: "string?",
     admin: "boolean",
     owner: "boolean",
     inactive: "boolean",
@@ -112,14 +119,20 @@ function membership(raw: Record<string, unknown>): MembershipRow {
 }
 
 /** The user's row in the organization, whatever its state. */
-export async function memberOf(db: Knex, organization: number, userId: number): Promise<OrganizationUserRow | undefined> {
+export async function memberOf(db: Knex, organization: number, userId: number): Promise<AccountMember | undefined> {
   const raw = await organizationUsers.query(db, organization).andWhere("user_id", userId).first();
-  return raw ? organizationUsers.read(raw) : undefined;
+  return raw ? (organizationUsers.read(raw) as AccountMember) : undefined;
 }
 
 /** The same, in a change's transaction, locked until it commits. */
-export async function memberForChange(trx: Knex.Transaction, organization: number, userId: number): Promise<OrganizationUserRow | undefined> {
+export async function memberForChange(trx: Knex.Transaction, organization: number, userId: number): Promise<AccountMember | undefined> {
   const raw = await organizationUsers.query(trx, organization).andWhere("user_id", userId).first().forUpdate();
+  return raw ? (organizationUsers.read(raw) as AccountMember) : undefined;
+}
+
+/** The pending invitee of an address (invited, no account yet) in the organization, locked for a change. */
+export async function inviteeForChange(trx: Knex.Transaction, organization: number, email: string): Promise<OrganizationUserRow | undefined> {
+  const raw = await organizationUsers.query(trx, organization).whereNull("user_id").andWhere("email", email).first().forUpdate();
   return raw ? organizationUsers.read(raw) : undefined;
 }
 
@@ -129,13 +142,13 @@ export async function membersForChange(trx: Knex.Transaction, organization: numb
   return (await organizationUsers.query(trx, organization).whereIn("id", ids).forUpdate()).map((raw: Record<string, unknown>) => organizationUsers.read(raw));
 }
 
-/** How many users (joined, invited, inactive) the organization has. */
+/** How many users (joined, invited, inactive; pending invitees too) the organization has. */
 export async function userCount(db: Knex, organization: number): Promise<number> {
   const [{ n }] = await organizationUsers.query(db, organization).count({ n: "*" });
   return Number(n);
 }
 
-/** How many of the organization's users hold a seat: all but the deactivated (invited ones too). */
+/** How many of the organization's users hold a seat: all but the deactivated (invited ones and pending invitees too). */
 export async function activeSeats(db: Knex, organization: number): Promise<number> {
   const [{ n }] = await organizationUsers.query(db, organization).andWhere("inactive", false).count({ n: "*" });
   return Number(n);
@@ -175,13 +188,23 @@ const STATUS_CONDITIONS: Record<MemberStatus, { joined: boolean; inactive?: bool
   invited: { joined: false },
 };
 
-/** One page of the organization's users as the query asks, sorted on the user's name, and how many match in all. */
-export async function memberPage(db: Knex, organization: number, query: MemberQuery): Promise<{ rows: { member: OrganizationUserRow; profile: UserProfile }[]; total: number }> {
+/** A row of the organization users list: the organization user, and its account's profile (none for a pending invitee). */
+export interface MemberListRow {
+  member: OrganizationUserRow;
+  profile?: UserProfile;
+}
+
+/**
+ * One page of the organization's users as the query asks, sorted on the user's name (a pending
+ * invitee, who has none, on its address), and how many match in all. Name or address filters
+ * everyone; a pending invitee is in no workspace or group yet.
+ */
+export async function memberPage(db: Knex, organization: number, query: MemberQuery): Promise<{ rows: MemberListRow[]; total: number }> {
   const ou = organizationUsers.table;
-  const q = organizationUsers.query(db, organization).join("users as u", "u.id", `${ou}.user_id`);
+  const q = organizationUsers.query(db, organization).leftJoin("users as u", "u.id", `${ou}.user_id`);
   if (query.filter) {
     const pattern = likePattern(query.filter);
-    q.andWhere((w) => w.whereRaw(`LOWER(u.fullname) LIKE ? ESCAPE '!'`, [pattern]).orWhereRaw(`LOWER(u.email) LIKE ? ESCAPE '!'`, [pattern]));
+    q.andWhere((w) => w.whereRaw(`LOWER(u.fullname) LIKE ? ESCAPE '!'`, [pattern]).orWhereRaw(`LOWER(COALESCE(u.email, ${ou}.email)) LIKE ? ESCAPE '!'`, [pattern]));
   }
   if (query.statuses) {
     const statuses = query.statuses;
@@ -205,7 +228,7 @@ export async function memberPage(db: Knex, organization: number, query: MemberQu
   const offset = (query.page - 1) * query.perPage;
   if (offset >= total) return { rows: [], total };
   const raws: Record<string, unknown>[] = await q
-    .orderByRaw(`LOWER(u.fullname) ${query.sortDir}`)
+    .orderByRaw(`LOWER(COALESCE(u.fullname, ${ou}.email)) ${query.sortDir}`)
     .orderBy(`${ou}.id`, query.sortDir)
     .limit(query.perPage)
     .offset(offset)
@@ -213,7 +236,10 @@ export async function memberPage(db: Knex, organization: number, query: MemberQu
   return {
     rows: raws.map((raw) => ({
       member: organizationUsers.read(raw),
-      profile: { id: Number(raw.user_id), fullname: String(raw.profile_fullname), email: String(raw.profile_email), timezone: String(raw.profile_timezone) },
+      profile:
+        raw.user_id === null || raw.profile_email === null
+          ? undefined
+          : { id: Number(raw.user_id), fullname: String(raw.profile_fullname), email: String(raw.profile_email), timezone: String(raw.profile_timezone) },
     })),
     total,
   };
@@ -288,9 +314,13 @@ export async function setMembershipsActive(trx: Knex.Transaction, memberships: M
 /**
  * Removes the user from the organization: its workspace memberships there, its organization
  * user row; a default workspace among them moves to another of its workspaces (or none).
- * Answers the memberships removed.
+ * Answers the memberships removed (a pending invitee has none: only its row goes).
  */
 export async function removeMember(trx: Knex.Transaction, member: OrganizationUserRow): Promise<MembershipRow[]> {
+  if (member.user_id === null) {
+    await organizationUsers.delete(trx, member);
+    return [];
+  }
   const removed = await membershipsIn(trx, member.organization_id, [member.user_id]);
   if (removed.length > 0) await trx("workspace_users").whereIn("id", removed.map((m) => m.id)).delete();
   await organizationUsers.delete(trx, member);

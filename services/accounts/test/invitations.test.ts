@@ -48,7 +48,8 @@ t.test("an existing user and a new address are invited, accept by mail, and join
   t.match(b, { email: newcomer, recipient_id: 0 });
 
   const invited = await sys.api("GET", `/api/v9/organizations/${organizationId}/users?active_status=invited`, { auth: owner.auth });
-  t.same(invited.body.map((u: { user_id: number }) => u.user_id), [existing.id], "the existing account is listed as invited");
+  t.same(invited.body.map((u: { user_id: number; email: string }) => [u.user_id, u.email]), [[existing.id, existing.email], [null, newcomer]], "both are listed as invited, the address without an account too");
+  const pendingId = invited.body[1].id;
 
   const code = await mailedCode(existing.email);
   t.equal(a.invite_url, `https://track.example.com/api/v9/organizations/invitations/${code}/accept`, "the mail carries the answer's URL");
@@ -69,6 +70,104 @@ t.test("an existing user and a new address are invited, accept by mail, and join
   t.equal((await sys.api("POST", `/api/v9/organizations/invitations/${newCode}/accept`, { auth })).status, 200);
   const users = await sys.api("GET", `/api/v9/organizations/${organizationId}/users`, { auth: owner.auth });
   t.same(users.body.map((u: { email: string }) => u.email).sort(), [owner.email, existing.email, newcomer].sort());
+  t.match(users.body.find((u: { email: string }) => u.email === newcomer), { id: pendingId, user_id: signup.body.id, joined: true, invitation_code: null }, "the pending organization user is the one who joined");
+});
+
+const USER_FIELDS = [
+  "admin", "avatar_url", "can_edit_email", "created_at", "email", "groups", "id", "inactive", "invitation_code", "invitation_id", "joined",
+  "labour_cost", "name", "organization_id", "owner", "rate", "role", "updated_at", "user_id", "working_hours_in_minutes", "workspace_count", "workspaces",
+];
+
+t.test("an invited address without an account is one of the organization's users: listed, counted, sorted, filtered, deleted", async (t) => {
+  const { owner, organizationId, invite } = await setUp("Mona");
+  const usersOf = (query = "") => sys.api("GET", `/api/v9/organizations/${organizationId}/users${query}`, { auth: owner.auth });
+  const listed = (res: { body: { email: string }[] }) => res.body.map((u) => u.email);
+  const existing = await sys.signup("Kim");
+  // Addresses are kept lower-case.
+  const [ownerEmail, existingEmail] = [owner.email.toLowerCase(), existing.email.toLowerCase()];
+  const [zed, adam] = [`zed.${organizationId}@example.com`, `adam.${organizationId}@example.com`];
+  const created = await invite(inviteBody([zed, existingEmail, adam], owner.workspaceId));
+  t.equal(created.status, 200, created.text);
+  const [zedCode, adamCode] = [await mailedCode(zed), await mailedCode(adam)];
+
+  const all = await usersOf();
+  t.equal(all.status, 200, all.text);
+  t.same(listed(all), [adam, existingEmail, ownerEmail, zed], "sorted on the name, or the address where there is no account yet");
+  t.equal(all.headers.get("x-records"), "4", "counted");
+  t.equal((await sys.api("GET", `/api/v9/organizations/${organizationId}`, { auth: owner.auth })).body.user_count, 4, "in the organization's user_count too");
+  const pending = all.body.find((u: { email: string }) => u.email === zed);
+  t.same(Object.keys(pending).sort(), USER_FIELDS, "the organization user's fields");
+  t.match(pending, {
+    id: Number,
+    user_id: null,
+    name: null,
+    email: zed,
+    organization_id: organizationId,
+    joined: false,
+    inactive: false,
+    admin: false,
+    owner: false,
+    role: "user",
+    invitation_code: zedCode,
+    invitation_id: created.body.data[0].invitation_id,
+    avatar_url: "",
+    can_edit_email: false,
+    groups: [],
+    workspaces: [],
+    workspace_count: 0,
+    rate: null,
+    labour_cost: null,
+    working_hours_in_minutes: null,
+  });
+  t.match(pending.created_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/);
+  t.match(all.body.find((u: { email: string }) => u.email === existingEmail), { user_id: existing.id, joined: false, invitation_id: created.body.data[1].invitation_id, invitation_code: String });
+  t.equal(new Set(all.body.map((u: { id: number }) => u.id)).size, 4, "each has its own organization user id");
+
+  t.same(listed(await usersOf("?sort_dir=desc")), [zed, ownerEmail, existingEmail, adam]);
+  const page = await usersOf("?per_page=2&page=2");
+  t.same([listed(page), page.headers.get("x-pages"), page.headers.get("x-records")], [[ownerEmail, zed], "2", "4"]);
+  t.same(listed(await usersOf("?active_status=invited")), [adam, existingEmail, zed]);
+  t.same(listed(await usersOf("?active_status=active")), [ownerEmail]);
+  t.same(listed(await usersOf("?active_status=active,invited&filter=ZED.")), [zed], "the address filters too");
+  t.same(listed(await usersOf("?only_admins=true")), [ownerEmail]);
+  t.same(listed(await usersOf(`?workspaces=${owner.workspaceId}`)), [ownerEmail], "no workspace yet");
+
+  const renamed = await sys.api("PUT", `/api/v9/organizations/${organizationId}/users/${pending.id}`, { auth: owner.auth, body: { role: "projectlead" } });
+  t.equal(renamed.status, 200, renamed.text);
+  t.match((await usersOf("?filter=zed")).body, [{ email: zed, role: "projectlead" }]);
+
+  const removed = await sys.api("PATCH", `/api/v9/organizations/${organizationId}/users`, { auth: owner.auth, body: { delete: [pending.id] } });
+  t.equal(removed.status, 200, removed.text);
+  t.same(listed(await usersOf()), [adam, existingEmail, ownerEmail]);
+  const signup = await sys.api("POST", "/api/signup", { body: { email: zed, password: "zed password", timezone: "UTC" } });
+  const zedAuth = { basic: [signup.body.api_token, "api_token"] as [string, string] };
+  const revoked = await sys.api("POST", `/api/v9/organizations/invitations/${zedCode}/accept`, { auth: zedAuth });
+  t.same([revoked.status, revoked.body], [404, invitationCodeInvalid().rawMessage], "deleting revokes the invitation");
+  const existingRow = all.body.find((u: { email: string }) => u.email === existingEmail);
+  t.equal((await sys.api("PATCH", `/api/v9/organizations/${organizationId}/users`, { auth: owner.auth, body: { delete: [existingRow.id] } })).status, 200);
+  const existingCode = await mailedCode(existingEmail);
+  t.equal((await sys.api("POST", `/api/v9/organizations/invitations/${existingCode}/accept`, { auth: existing.auth })).status, 404, "an invited account's invitation too");
+  t.same(listed(await usersOf()), [adam, ownerEmail]);
+  t.ok(adamCode);
+});
+
+t.test("an address invited twice is one pending user holding one seat", async (t) => {
+  const { owner, organizationId, invite } = await setUp("twice");
+  const twice = `again.${organizationId}@example.com`;
+  t.equal((await invite(inviteBody([twice], owner.workspaceId))).status, 200);
+  t.equal((await invite(inviteBody([twice.toUpperCase()], owner.workspaceId))).status, 200);
+  const users = await sys.api("GET", `/api/v9/organizations/${organizationId}/users?active_status=invited`, { auth: owner.auth });
+  t.same(users.body.map((u: { email: string }) => u.email), [twice]);
+  t.equal(users.body[0].invitation_code, await mailedCode(twice, 2), "the latest invitation's code");
+  const more = await invite(inviteBody([1, 2, 3].map((i) => `other${i}.${organizationId}@example.com`), owner.workspaceId));
+  t.equal(more.status, 200, `five seats: the owner, ${twice} and three more`);
+  const firstCode = await mailedCode(twice, 1);
+  const signup = await sys.api("POST", "/api/signup", { body: { email: twice, password: "twice password", timezone: "UTC" } });
+  const auth = { basic: [signup.body.api_token, "api_token"] as [string, string] };
+  t.equal((await sys.api("POST", `/api/v9/organizations/invitations/${firstCode}/accept`, { auth })).status, 200, "either invitation joins");
+  const joined = await sys.api("GET", `/api/v9/organizations/${organizationId}/users?filter=again.`, { auth: owner.auth });
+  t.match(joined.body, [{ email: twice, user_id: signup.body.id, joined: true }]);
+  t.equal(joined.body.length, 1);
 });
 
 t.test("only the invited address may accept or reject; unknown codes are 404", async (t) => {

@@ -25,7 +25,7 @@ const WORKSPACE_FIELDS = [
   "last_modified", "limit_public_project_data", "logo_url", "max_data_retention_days", "name", "only_admins_may_create_projects", "only_admins_may_create_tags",
   "only_admins_see_billable_rates", "only_admins_see_team_dashboard", "organization_id", "permissions", "premium", "profile", "projects_billable_by_default",
   "projects_enforce_billable", "projects_private_by_default", "rate_last_updated", "reports_collapse", "role", "rounding", "rounding_minutes", "server_deleted_at",
-  "suspended_at", "te_constraints", "working_hours_in_minutes",
+  "suspended_at", "te_constraints", "working_hours_in_minutes", "csv_upload", "subscription",
 ];
 
 const get = (u: TrackUser, id: number | string = wid) => sys.api("GET", `/api/v9/workspaces/${id}`, { auth: u.auth });
@@ -102,6 +102,11 @@ t.test("POST /organizations/{id}/workspaces: organization admins create workspac
   let r = await create(o, { name: "Second" }, org);
   t.equal(r.status, 400);
   t.equal(r.body, multipleWorkspacesNotEnabled().rawMessage);
+  r = await create(o, { name: "New", default_hourly_rate: 5 }, org);
+  t.equal(r.status, 402, "a free organization's workspace is not premium");
+  t.equal(r.body, premiumNeeded("default_hourly_rate").rawMessage);
+  r = await create(o, { name: "New", only_admins_may_create_tags: true }, org);
+  t.equal(r.status, 402);
   await plans.setOrganizationPlan({ organizationId: BigInt(org), paid: true });
 
   for (const [body, message] of [
@@ -119,11 +124,6 @@ t.test("POST /organizations/{id}/workspaces: organization admins create workspac
   r = await create(o, { name: existing.toUpperCase() }, org);
   t.equal(r.status, 400);
   t.equal(r.body, workspaceNameTaken().rawMessage);
-  r = await create(o, { name: "New", default_hourly_rate: 5 }, org);
-  t.equal(r.status, 402);
-  t.equal(r.body, premiumNeeded("default_hourly_rate").rawMessage);
-  r = await create(o, { name: "New", only_admins_may_create_tags: true }, org);
-  t.equal(r.status, 402);
 
   for (const [u, id, status, body] of [
     [plain, org, 403, "Forbidden"],
@@ -139,7 +139,7 @@ t.test("POST /organizations/{id}/workspaces: organization admins create workspac
   r = await create(o, { name: " Second ", admins: [other.id], only_admins_may_create_projects: true, reports_collapse: true }, org);
   t.equal(r.status, 200, r.text);
   t.same(Object.keys(r.body).sort(), WORKSPACE_FIELDS.sort());
-  t.match(r.body, { name: "Second", organization_id: org, admin: true, role: "admin", only_admins_may_create_projects: true, reports_collapse: true, premium: false });
+  t.match(r.body, { name: "Second", organization_id: org, admin: true, role: "admin", only_admins_may_create_projects: true, reports_collapse: true, premium: true });
   const newId = r.body.id;
   t.match((await get(other, newId)).body, { admin: true, role: "admin" }, "the admins listed administer it");
   t.equal((await get(plain, newId)).status, 403, "other members are not members of it");
@@ -204,4 +204,63 @@ t.test("time entry constraints: members read them, workspace admins set them", a
   t.same((await sys.api("GET", path, { auth: member.auth })).body, { ...none, project_present: true, time_entry_constraints_enabled: true });
   t.match((await get(owner)).body.te_constraints, { project_present: true, time_entry_constraints_enabled: true });
   t.same((await sys.api("GET", `/api/v9/workspaces/${stranger.workspaceId}/time_entry_constraints`, { auth: stranger.auth })).body, none, "other workspaces untouched");
+});
+
+t.test("every workspace answer carries csv_upload and subscription, null, after the other fields", async (t) => {
+  const o = await sys.signup("Uploads");
+  const org = await ownOrganization(sys, o);
+  await plans.setOrganizationPlan({ organizationId: BigInt(org), paid: true });
+  const created = await create(o, { name: "Created" }, org);
+  const answers: [string, Record<string, unknown>][] = [
+    ["GET /workspaces/{id}", (await get(o, o.workspaceId)).body],
+    ["PUT /workspaces/{id}", (await put(o, { name: "Changed" }, o.workspaceId)).body],
+    ["POST /organizations/{id}/workspaces", created.body],
+    ...((await sys.api("GET", "/api/v9/workspaces", { auth: o.auth })).body as Record<string, unknown>[]).map((w) => ["GET /workspaces", w] as [string, Record<string, unknown>]),
+    ...((await sys.api("GET", "/api/v9/me/workspaces", { auth: o.auth })).body as Record<string, unknown>[]).map((w) => ["GET /me/workspaces", w] as [string, Record<string, unknown>]),
+  ];
+  t.equal(answers.length, 7);
+  for (const [route, body] of answers) {
+    t.same(Object.keys(body).sort(), [...WORKSPACE_FIELDS].sort(), route);
+    t.same([body.csv_upload, body.subscription], [null, null], route);
+    t.same(Object.keys(body).slice(-2), ["csv_upload", "subscription"], `${route}: appended, the other fields where they were`);
+  }
+});
+
+t.test("the plan is the organization's: a paid organization's workspaces are premium, new ones included, and say so", async (t) => {
+  const o = await sys.signup("PaidOwner");
+  const org = await ownOrganization(sys, o);
+  t.match((await get(o, o.workspaceId)).body, { premium: false, business_ws: false }, "free");
+  await plans.setOrganizationPlan({ organizationId: BigInt(org), paid: true });
+  t.match((await get(o, o.workspaceId)).body, { premium: true, business_ws: true }, "the organization's first workspace");
+  const premiumBody = { name: "Premium from the start", default_currency: "EUR", default_hourly_rate: 30, rounding: 1, rounding_minutes: 15, projects_billable_by_default: true, only_admins_see_billable_rates: true, only_admins_may_create_tags: true };
+  const made = await create(o, premiumBody, org);
+  t.equal(made.status, 200, made.text);
+  t.match(made.body, { ...premiumBody, premium: true, business_ws: true });
+  const changed = await put(o, { default_currency: "GBP" }, made.body.id);
+  t.equal(changed.status, 200, changed.text);
+  t.match(changed.body, { default_currency: "GBP", premium: true });
+  t.match(await identity.checkWorkspaceAccess({ userId: BigInt(o.id), workspaceId: BigInt(made.body.id) }), { allowed: true, premium: true }, "what other services are told");
+  const listed = (await sys.api("GET", "/api/v9/me/workspaces", { auth: o.auth })).body as { premium: boolean; business_ws: boolean }[];
+  t.same(listed.map((w) => [w.premium, w.business_ws]), [[true, true], [true, true]]);
+  const events = (await accountEvents(db)).filter((e) => e.entity === "workspace" && e.workspaceId === String(made.body.id));
+  t.ok(events.length > 0);
+
+  await plans.setOrganizationPlan({ organizationId: BigInt(org), paid: false });
+  t.match((await get(o, made.body.id)).body, { premium: false, business_ws: false, default_currency: "GBP" }, "free again: settings stay, premium goes");
+  const refused = await put(o, { default_currency: "CHF" }, made.body.id);
+  t.same([refused.status, refused.body], [402, premiumNeeded("default_currency").rawMessage]);
+  t.match(await identity.checkWorkspaceAccess({ userId: BigInt(o.id), workspaceId: BigInt(made.body.id) }), { premium: false });
+});
+
+t.test("track:workspace plan (SetWorkspacePlan) sets the plan of the workspace's organization", async (t) => {
+  const o = await sys.signup("ByWorkspace");
+  const org = await ownOrganization(sys, o);
+  await identity.setWorkspacePlan({ workspaceId: BigInt(o.workspaceId), premium: true });
+  const orgs = (await sys.api("GET", "/api/v9/me/organizations", { auth: o.auth })).body as { id: number; pricing_plan_id: number; is_multi_workspace_enabled: boolean }[];
+  t.match(orgs.find((x) => x.id === org), { pricing_plan_id: 1, is_multi_workspace_enabled: true });
+  const second = await create(o, { name: "Second", default_currency: "EUR" }, org);
+  t.equal(second.status, 200, second.text);
+  t.match(second.body, { premium: true, default_currency: "EUR" });
+  await identity.setWorkspacePlan({ workspaceId: BigInt(second.body.id), premium: false });
+  t.match((await get(o, o.workspaceId)).body, { premium: false }, "every workspace of the organization");
 });

@@ -1,4 +1,5 @@
 import { EFFECTIVE_ADMIN, memberships } from "../workspaces/store.js";
+import { isPaid } from "../organizations/plan.js";
 import { dbDate as toDate, type Knex } from "../../../lib/db.js";
 
 export interface UserRow {
@@ -52,7 +53,8 @@ export const WORKSPACE_RULE_COLUMNS = [
 
 export type WorkspaceAccessRow = {
   organization_id: number;
-  premium: number | boolean;
+  /** The workspace's organization is paid. */
+  premium: boolean;
   admin: number | boolean;
   role: string;
 } & Record<(typeof WORKSPACE_RULE_COLUMNS)[number], unknown>;
@@ -141,17 +143,13 @@ export class AccountsStore {
   async workspaceAccess(userId: number, workspaceId: number): Promise<WorkspaceAccessRow | undefined> {
     const raw = await memberships(this.db)
       .where({ "wu.user_id": userId, "wu.workspace_id": workspaceId, "wu.active": true })
-      .first("w.organization_id", "w.premium", this.db.raw(`${EFFECTIVE_ADMIN} as admin`), "wu.role", ...WORKSPACE_RULE_COLUMNS.map((c) => `w.${c}`));
-    return raw ? { ...raw, admin: Boolean(Number(raw.admin)), role: Number(raw.admin) ? "admin" : raw.role } : undefined;
+      .first("w.organization_id", "o.pricing_plan_id", this.db.raw(`${EFFECTIVE_ADMIN} as admin`), "wu.role", ...WORKSPACE_RULE_COLUMNS.map((c) => `w.${c}`));
+    return raw ? { ...raw, premium: isPaid({ pricing_plan_id: Number(raw.pricing_plan_id) }), admin: Boolean(Number(raw.admin)), role: Number(raw.admin) ? "admin" : raw.role } : undefined;
   }
 
   /** The ids of the workspaces the user is an active member of. */
   async activeWorkspaceIds(userId: number): Promise<number[]> {
     return (await this.db("workspace_users").where({ user_id: userId, active: true }).orderBy("workspace_id").pluck("workspace_id")).map(Number);
-  }
-
-  async setWorkspacePremium(workspaceId: number, premium: boolean, now: Date): Promise<number> {
-    return this.db("workspaces").where({ id: workspaceId }).update({ premium, updated_at: now });
   }
 
   /** Changes a user row in a change's transaction. */

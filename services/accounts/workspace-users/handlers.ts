@@ -9,7 +9,7 @@ import { assignmentGroupInvalid, assignmentUserInvalid, assignmentWorkspaceInval
 import { emitMemberships, workspaceUserMessage } from "./view.js";
 import { mayAct } from "../organizations/rules.js";
 import { memberWorkspaceScope, organizationScope } from "../access.js";
-import { defaultWorkspaceIfNone, insertMembership, memberForChange, memberOf, userProfile, type OrganizationUserRow } from "../organizations/store.js";
+import { defaultWorkspaceIfNone, insertMembership, memberForChange, memberOf, userProfile } from "../organizations/store.js";
 import { workspaces, type WorkspaceRow } from "../workspaces/store.js";
 import { assignToWorkspace, groups } from "../groups/store.js";
 import { assignment, checkUnassignable, deletionIds } from "./rules.js";
@@ -88,7 +88,7 @@ export function workspaceUserHandlers({ storage, clock }: AccountsKit) {
             return;
           }
           const user = storageId(wanted.userId);
-          const member: OrganizationUserRow | undefined = user === undefined ? undefined : await memberForChange(trx, scope.organization.id, user);
+          const member = user === undefined ? undefined : await memberForChange(trx, scope.organization.id, user);
           if (!member) throw assignmentUserInvalid();
           const existing = await membershipForChange(trx, workspace, member.user_id);
           const profile = await userProfile(trx, member.user_id);

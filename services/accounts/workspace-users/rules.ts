@@ -1,6 +1,6 @@
 import { assignmentEmpty, assignmentOperationInvalid, assignmentUserAndGroup, assignmentUserOrGroupMissing, organizationAdminNotRemovable, payingUserNotRemovable, workspaceOwnerNotRemovable, workspaceUserIdsMissing, workspaceUserIdsRepeated } from "../errors.js";
 import type { OrganizationRow, OrganizationUserRow } from "../organizations/store.js";
-import { isPaid } from "../organizations/rules.js";
+import { isPaid } from "../organizations/plan.js";
 
 /** The ids of a PATCH of workspace users: at least one, none twice. */
 export function deletionIds(ids: bigint[]): bigint[] {

@@ -9,7 +9,8 @@ import type { AccountsKit } from "../kit.js";
 import { adminNotMember, constraintsWorkspaceMissing, multipleWorkspacesNotEnabled, organizationWorkspaceLimit, userWorkspaceLimit, workspaceAdminUnknown, workspaceNameNil, workspaceNameTaken } from "../errors.js";
 import { emitMemberships } from "../workspace-users/view.js";
 import { workspaceEvent, workspaceMessage } from "./view.js";
-import { MAX_WORKSPACES_PER_USER, isPaid, mayAct } from "../organizations/rules.js";
+import { MAX_WORKSPACES_PER_USER, mayAct } from "../organizations/rules.js";
+import { isPaid } from "../organizations/plan.js";
 import { memberWorkspaceScope, organizationScope } from "../access.js";
 import { defaultWorkspaceIfNone, insertMembership, insertWorkspace, memberOf, userProfile, workspaceCountForChange, type MembershipRow } from "../organizations/store.js";
 import { checkPremiumSettings, settingChanges, workspaceSettings } from "./rules.js";
@@ -70,7 +71,7 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
         await storage.change(async (trx, emit) => {
           const existing = await workspaces.getForChange(trx, seen.workspace.organization_id, req.workspaceId);
           if (!existing) throw forbidden();
-          checkPremiumSettings(settings, existing.premium);
+          checkPremiumSettings(settings, seen.premium);
           if (settings.name !== undefined && (await nameTaken(trx, existing.organization_id, settings.name, existing.id))) throw workspaceNameTaken();
           await makeAdmins(trx, emit, existing, admins, userId, now);
           const changes: Partial<WorkspaceRow> = settingChanges(settings, existing);
@@ -87,8 +88,9 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
         if (req.name === undefined) throw workspaceNameNil();
         const settings = workspaceSettings(req);
         const name = settings.name!;
-        checkPremiumSettings(settings, false);
         const organization = scope.organization;
+        // A new workspace is as premium as its organization's plan.
+        checkPremiumSettings(settings, isPaid(organization));
         const creator = scope.member.user_id;
         const admins = [...new Set(req.admins.map(Number))].filter((id) => id !== creator);
         const now = clock.now();
@@ -108,7 +110,7 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
           let workspace = (await workspaces.getForChange(trx, organization.id, BigInt(id)))!;
           const { name: _name, ...rest } = settings;
           if (Object.keys(rest).length > 0) workspace = await workspaces.update(trx, workspace, rest);
-          const seen: MemberWorkspace = { workspace, admin: true, role: "admin" };
+          const seen: MemberWorkspace = { workspace, admin: true, role: "admin", premium: isPaid(organization) };
           await emit(workspaceEvent("created", seen, scope.userId));
           for (const member of members) {
             const m = await insertMembership(trx, { workspace_id: id, user_id: member.user_id, admin: true, role: "admin", active: true }, name);

@@ -1,12 +1,16 @@
 import { ScopedTable } from "../../../lib/scoped-table.js";
 import type { Knex } from "../../../lib/db.js";
+import { isPaid } from "../organizations/plan.js";
 
+/**
+ * A workspace's row. Whether it is premium is its organization's plan (organizations/plan.ts), not
+ * a column: the table's `premium` and `business_ws` are read no more (migration
+ * 0060_organization_plans moved the premium workspaces' plan to their organizations).
+ */
 export interface WorkspaceRow {
   id: number;
   organization_id: number;
   name: string;
-  premium: boolean;
-  business_ws: boolean;
   default_hourly_rate: number;
   default_currency: string;
   only_admins_may_create_projects: boolean;
@@ -42,8 +46,6 @@ export const workspaces = new ScopedTable<WorkspaceRow>({
     id: "id",
     organization_id: "id",
     name: "string",
-    premium: "boolean",
-    business_ws: "boolean",
     default_hourly_rate: "number",
     default_currency: "string",
     only_admins_may_create_projects: "boolean",
@@ -73,11 +75,12 @@ export const workspaces = new ScopedTable<WorkspaceRow>({
   order: ["lower(name)", "id"],
 });
 
-/** A workspace with the member's place in it. */
+/** A workspace with the member's place in it, and whether it is premium (its organization is paid). */
 export interface MemberWorkspace {
   workspace: WorkspaceRow;
   admin: boolean;
   role: string;
+  premium: boolean;
 }
 
 /** The workspaces a user is an active member of, by name. */
@@ -86,7 +89,7 @@ export async function memberWorkspaces(db: Knex, userId: number): Promise<Member
     .where({ "wu.user_id": userId, "wu.active": true })
     .orderByRaw("LOWER(w.name)")
     .orderBy("w.id")
-    .select("w.*", db.raw(`${EFFECTIVE_ADMIN} as member_admin`), "wu.role as member_role");
+    .select("w.*", db.raw(`${EFFECTIVE_ADMIN} as member_admin`), "wu.role as member_role", "o.pricing_plan_id as organization_plan");
   return rows.map(memberWorkspaceOf);
 }
 
@@ -94,16 +97,18 @@ export async function memberWorkspaces(db: Knex, userId: number): Promise<Member
 export async function memberWorkspace(db: Knex, userId: number, workspaceId: number): Promise<MemberWorkspace | undefined> {
   const raw: Record<string, unknown> | undefined = await memberships(db)
     .where({ "wu.user_id": userId, "wu.active": true, "w.id": workspaceId })
-    .first("w.*", db.raw(`${EFFECTIVE_ADMIN} as member_admin`), "wu.role as member_role");
+    .first("w.*", db.raw(`${EFFECTIVE_ADMIN} as member_admin`), "wu.role as member_role", "o.pricing_plan_id as organization_plan");
   return raw ? memberWorkspaceOf(raw) : undefined;
 }
 
 /**
- * Workspaces with their memberships (`wu`) and each member's row of the workspace's organization
- * (`ou`, absent for none): what decides a member's place in a workspace.
+ * Workspaces with their organization (`o`, whose plan is theirs), their memberships (`wu`) and each
+ * member's row of the workspace's organization (`ou`, absent for none): what decides a member's
+ * place in a workspace.
  */
 export function memberships(db: Knex): Knex.QueryBuilder {
   return db("workspaces as w")
+    .join("organizations as o", "o.id", "w.organization_id")
     .join("workspace_users as wu", "wu.workspace_id", "w.id")
     .leftJoin("organization_users as ou", function () {
       this.on("ou.user_id", "wu.user_id").andOn("ou.organization_id", "w.organization_id");
@@ -118,7 +123,7 @@ export const EFFECTIVE_ADMIN = "(CASE WHEN wu.admin = 1 OR ou.owner = 1 OR ou.ad
 
 function memberWorkspaceOf(raw: Record<string, unknown>): MemberWorkspace {
   const admin = Boolean(Number(raw.member_admin));
-  return { workspace: workspaces.read(raw), admin, role: admin ? "admin" : String(raw.member_role) };
+  return { workspace: workspaces.read(raw), admin, role: admin ? "admin" : String(raw.member_role), premium: isPaid({ pricing_plan_id: Number(raw.organization_plan) }) };
 }
 
 /** Whether another workspace of the organization has this name (letter case aside). */

@@ -7,16 +7,20 @@ import type { MemberWorkspace } from "./store.js";
 
 const stamp = (d: Date | null) => (d ? timestampFromDate(d) : undefined);
 
-/** A workspace as its member sees it: the real API's fields, the deprecated ones null. */
-export function workspaceMessage({ workspace: w, admin, role }: MemberWorkspace): Workspace {
+/**
+ * A workspace as its member sees it: the real API's fields, the deprecated ones null. Premium is
+ * the organization's plan; a paid plan has every premium feature, so the workspace is on both
+ * the starter (`premium`) and the higher subscription (`business_ws`).
+ */
+export function workspaceMessage({ workspace: w, admin, role, premium }: MemberWorkspace): Workspace {
   return create(WorkspaceSchema, {
     id: BigInt(w.id),
     organizationId: BigInt(w.organization_id),
     name: w.name,
     admin,
     role,
-    premium: w.premium,
-    businessWs: w.business_ws,
+    premium,
+    businessWs: premium,
     defaultHourlyRate: w.default_hourly_rate,
     defaultCurrency: w.default_currency,
     onlyAdminsMayCreateProjects: w.only_admins_may_create_projects,

@@ -49,11 +49,11 @@ export function parseInstant(raw: string): Date | undefined {
   return ms < 0 || ms > LATEST ? undefined : new Date(ms);
 }
 
-/** An entry time from the body: RFC 3339, to the nearest whole second (entries keep seconds). */
+/** An entry time from the body: RFC 3339, as sent (to the millisecond); `timing` keeps its whole second. */
 export function entryInstant(raw: string, field: string): Date {
   const at = parseInstant(raw);
   if (!at) throw entryTimeInvalid(field);
-  return new Date(Math.round(at.getTime() / 1000) * 1000);
+  return at;
 }
 
 /** On creation the date of `start_date` replaces the date of `start`, keeping its UTC time of day. */
@@ -65,44 +65,70 @@ export function withStartDate(start: Date, raw: string): Date {
   return out;
 }
 
-const unix = (d: Date) => Math.round(d.getTime() / 1000);
+const unix = (d: Date) => Math.floor(d.getTime() / 1000);
 
-/** A running entry's duration: the negative UNIX time of its start, in whole seconds. */
-export const runningDuration = (start: Date) => -unix(start);
+/** The whole second an instant falls in: entries keep seconds, never later than what the client sent. */
+const wholeSecond = (d: Date) => new Date(unix(d) * 1000);
 
 /**
- * An entry's times from a start and what the body gives: a negative duration (e.g. -1) or
- * neither stop nor duration make it running; a stop makes it stopped (a duration given too must
- * agree: start + duration = stop); a duration alone puts the stop at start + duration.
+ * A running entry's duration: the negative UNIX time of its start in whole seconds, the start as
+ * the client sent it rounded to the nearest second (the reference: a start at 00:18:26.8 runs
+ * with -1734049107), while the stored start is that start's own second.
  */
-export function timing(start: Date, stop: Date | undefined, duration: number | undefined): Timing {
-  if (duration !== undefined && duration < 0) {
-    if (stop) throw runningWithStop();
-    return { start, stop: null, duration: runningDuration(start) };
-  }
+export const runningDuration = (start: Date) => -Math.round(start.getTime() / 1000);
+
+/**
+ * How far apart start + duration and stop may lie: under a second, the client's own rounding (a
+ * duration in whole seconds from a start with fractions, a stop truncated to its second).
+ */
+const AGREEMENT_MS = 1000;
+
+/**
+ * Whether start + duration and stop agree. `startSpan` is how much later the client's start may
+ * have been than `start`: 0 for a start the request sends, 999 ms for a stored one (entries keep
+ * whole seconds, so the fraction the client sent with it is gone).
+ */
+function agree(start: Date, startSpan: number, duration: number, stop: Date): boolean {
+  const earliest = start.getTime() + duration * 1000 - stop.getTime();
+  const latest = earliest + startSpan;
+  const gap = earliest > 0 ? earliest : latest < 0 ? -latest : 0;
+  return gap < AGREEMENT_MS;
+}
+
+/**
+ * An entry's times from a start and what the body gives, each time kept to its whole second: a
+ * negative duration (e.g. -1) or neither stop nor duration make it running; a stop makes it
+ * stopped (a duration given too must agree, start + duration = stop within a second; its
+ * duration is then the stored stop - start); a duration alone puts the stop at start + duration.
+ * `stored` says the start is the entry's stored one (the request sent none).
+ */
+export function timing(start: Date, stop: Date | undefined, duration: number | undefined, stored = false): Timing {
+  const from = wholeSecond(start);
   if (stop) {
-    if (stop < start) throw stopBeforeStart();
-    const seconds = unix(stop) - unix(start);
-    if (duration !== undefined && duration !== seconds) throw durationMismatch();
-    return { start, stop, duration: seconds };
+    if (duration !== undefined && !agree(start, stored ? AGREEMENT_MS - 1 : 0, duration, stop)) throw duration < 0 ? runningWithStop() : durationMismatch();
+    const to = wholeSecond(stop);
+    if (to < from) throw stopBeforeStart();
+    return { start: from, stop: to, duration: unix(to) - unix(from) };
   }
-  if (duration !== undefined) {
-    const end = start.getTime() + duration * 1000;
+  if (duration !== undefined && duration >= 0) {
+    const end = from.getTime() + duration * 1000;
     if (end > LATEST) throw durationBeyondRange();
-    return { start, stop: new Date(end), duration };
+    return { start: from, stop: new Date(end), duration };
   }
-  return { start, stop: null, duration: runningDuration(start) };
+  return { start: from, stop: null, duration: runningDuration(start) };
 }
 
 /**
  * The times after an update: a stop or duration given decide as on creation; a new start alone
- * keeps a running entry running and a stopped entry's stop (its duration follows).
+ * keeps a running entry running and a stopped entry's stop (its duration follows); no time at all
+ * keeps them as they are (a running entry's duration too).
  */
 export function updatedTiming(existing: Timing, change: { start?: Date; stop?: Date; duration?: number }): Timing {
   const start = change.start ?? existing.start;
-  if (change.stop !== undefined || change.duration !== undefined) return timing(start, change.stop, change.duration);
-  if (existing.stop === null) return timing(start, undefined, undefined);
-  return timing(start, existing.stop, undefined);
+  const stored = change.start === undefined;
+  if (change.stop !== undefined || change.duration !== undefined) return timing(start, change.stop, change.duration, stored);
+  if (existing.stop === null) return stored ? { start: existing.start, stop: null, duration: existing.duration } : timing(start, undefined, undefined);
+  return timing(start, existing.stop, undefined, stored);
 }
 
 /** Stopping at `now`: never before the start (an entry started in the future stops with duration 0). */
