@@ -55,7 +55,7 @@ export function identityHandlers({ storage, clock, auth }: AccountsKit) {
         const members = await workspaceMembers(storage.db, workspace);
         const groupsOf = await groupsOfUsers(storage.db, workspace.organization_id, members.map((m) => m.membership.user_id));
         return {
-          members: members.map(({ membership, profile, beginningOfWeek }) => ({
+          members: members.map(({ membership, member, profile, beginningOfWeek }) => ({
             userId: BigInt(membership.user_id),
             email: profile.email,
             fullname: profile.fullname,
@@ -65,6 +65,7 @@ export function identityHandlers({ storage, clock, auth }: AccountsKit) {
             admin: membership.admin,
             role: membership.role,
             groupIds: (groupsOf.get(membership.user_id) ?? []).map(BigInt),
+            rate: member?.rate ?? undefined,
           })),
         };
       },

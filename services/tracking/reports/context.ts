@@ -116,13 +116,9 @@ export function checkedInput(scope: TrackingScope, input: ReportInput, extra: un
   return { filters, groupIds: idList(input.groupIds), rounding: rounding(input.rounding, input.roundingMinutes) };
 }
 
-/**
- * Workspace members' own hourly rates. The accounts service keeps them (its organization users'
- * `rate`) but its `ListWorkspaceMembers` answer does not carry them yet, so none is known and the
- * workspace's default follows the project's rate.
- */
-function memberRates(_members: WorkspaceMember[]): Map<number, number> {
-  return new Map();
+/** Workspace members' own hourly rates (their organization users' `rate`), for those who have one. */
+function memberRates(members: WorkspaceMember[]): Map<number, number> {
+  return new Map(members.flatMap((m) => (m.rate === undefined ? [] : [[Number(m.userId), m.rate] as const])));
 }
 
 /**

@@ -192,6 +192,19 @@ t.test("amounts: rates by precedence, hidden from members where only admins see 
   await world.setWorkspace({ only_admins_see_billable_rates: false });
 });
 
+t.test("a member's own rate prices their entries on a project without a rate, before the workspace's default", async (t) => {
+  const betaRates = async () => (await summary({ project_ids: [beta.id] })).body.groups[0].sub_groups[0].rates;
+  t.same(await betaRates(), [{ billable_seconds: 600, currency: "EUR", hourly_rate_in_cents: 2000 }], "the workspace's default");
+  const { organization_id: organizationId } = await call("GET", `/api/v9/workspaces/${wid}`, undefined);
+  const users = await call("GET", `/api/v9/organizations/${organizationId}/users`, undefined);
+  const nedUser = users.find((u: { user_id: number }) => u.user_id === ned.id);
+  const set = await sys.api("PUT", `/api/v9/organizations/${organizationId}/users/${nedUser.id}`, { auth: owner.auth, body: { rate: 45 } });
+  t.equal(set.status, 200, set.text);
+  t.same(await betaRates(), [{ billable_seconds: 600, currency: "EUR", hourly_rate_in_cents: 4500 }], "the member's rate");
+  const alphaRates = (await summary({ user_ids: [mia.id], project_ids: [alpha.id] })).body.groups[0].sub_groups[0].rates;
+  t.same(alphaRates, [{ billable_seconds: 7200, currency: "EUR", hourly_rate_in_cents: 15000 }], "a project user's rate still comes first");
+});
+
 t.test("the range: days in the caller's zone, east and west of UTC", async (t) => {
   const days = { start_date: "2025-04-15", end_date: "2025-04-15" };
   await entry({ start: "2025-04-14T14:30:00Z", duration: 60, description: "tokyo-before" }); // 23:30 on the 14th in Tokyo
