@@ -2,6 +2,7 @@ import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
 import { Family } from "../gen/gateway/v1/annotations_pb.js";
 import type { RestRoute } from "./routes.js";
+import { unavailablePaths } from "./unavailable.js";
 
 type Schema = Record<string, unknown>;
 
@@ -90,11 +91,17 @@ export function openApiDocument(routes: RestRoute[]): Schema {
       requestBody = { content: { "application/json": { schema: fieldSchema(route.bodyField, components) } } };
     }
     const headers = Object.fromEntries(route.headerFields.map(({ field, header }) => [header, { schema: fieldSchema(field, components) }]));
-    const success = {
-      description: "OK",
-      ...(route.headerFields.length ? { headers } : {}),
-      ...(route.option.emptyBody ? {} : { content: { "application/json": { schema: responseSchema(route, components) } } }),
-    };
+    const success = route.file
+      ? {
+          description: "The file, as an attachment",
+          headers: { "Content-Disposition": { schema: { type: "string" } } },
+          content: { [route.file.contentType]: { schema: { type: "string", format: "binary" } } },
+        }
+      : {
+          description: "OK",
+          ...(route.headerFields.length ? { headers } : {}),
+          ...(route.option.emptyBody ? {} : { content: { "application/json": { schema: responseSchema(route, components) } } }),
+        };
     const operation: Schema = {
       operationId: `${route.service.name}.${route.method.name}`,
       tags: [route.service.name],
@@ -111,6 +118,7 @@ export function openApiDocument(routes: RestRoute[]): Schema {
       (paths[template] ??= {})[route.httpMethod.toLowerCase()] = operation;
     }
   }
+  for (const [path, item] of Object.entries(unavailablePaths())) paths[path] = { ...(item as Record<string, Schema>), ...paths[path] };
   return {
     openapi: "3.1.0",
     info: { title: "workhub REST API", version: "1" },

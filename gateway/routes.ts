@@ -1,5 +1,6 @@
 import { getOption, type DescField, type DescMethod, type DescService } from "@bufbuild/protobuf";
 import { Family, Scope, family as familyOption, route as routeOption, type Access, type Route } from "../gen/gateway/v1/annotations_pb.js";
+import { FileChunkSchema } from "../gen/gateway/v1/files_pb.js";
 import { accessOf } from "../lib/access.js";
 import { SERVICE_NAMES, type ServiceName } from "../lib/config.js";
 
@@ -23,12 +24,25 @@ export interface RestRoute {
   access: Access;
   /** The route needs no caller identity (declared SCOPE_PUBLIC). */
   public: boolean;
+  /** A public route that hands on the caller's identity when valid credentials come with it (`caller_if_signed_in`). */
+  optionalCaller: boolean;
   /** The response field that is the body, when the route names one. */
   responseField?: DescField;
   /** The request field that takes the body; undefined with `body: "*"` or no body. */
   bodyField?: DescField;
   /** Response fields answered as headers (`response_headers`), never in the body. */
   headerFields: ResponseHeader[];
+  /** The file the route answers (`file`): a server-streaming RPC of FileChunk messages. */
+  file?: FileRoute;
+}
+
+/** A route's file answer, read from its `file` declaration. */
+export interface FileRoute {
+  contentType: string;
+  /** The declared file name, `{field}` standing for a request field's value. */
+  fileName: string;
+  /** The request fields the file name names, by their proto names. */
+  nameFields: Map<string, DescField>;
 }
 
 /** A response field the gateway answers as an HTTP header. */
@@ -54,6 +68,43 @@ function responseHeaders(where: string, method: DescMethod, option: Route, respo
   });
 }
 
+/** A media type with optional parameters (`text/csv; charset=utf-8`). */
+const CONTENT_TYPE = /^[\w!#$&^.+-]+\/[\w!#$&^.+-]+(\s*;\s*[\w!#$&^.+-]+=("[^"]*"|[\w!#$&^.+-]+))*$/;
+
+/**
+ * The `file` declaration of a route: a server-streaming RPC answering FileChunk messages, a
+ * content type, and a file name whose `{field}`s are scalar request fields. A streaming RPC
+ * is routed only with it, and it fits no option that shapes a JSON answer.
+ */
+function fileRoute(where: string, method: DescMethod, option: Route): FileRoute | undefined {
+  const { file } = option;
+  if (!file) {
+    if (method.methodKind !== "unary") throw new Error(`${where}: a streaming RPC is routed only with a file answer (file)`);
+    return undefined;
+  }
+  if (method.methodKind !== "server_streaming") throw new Error(`${where}: a file answer needs a server-streaming RPC`);
+  if (method.output.typeName !== FileChunkSchema.typeName) throw new Error(`${where}: a file answer streams ${FileChunkSchema.typeName}, not ${method.output.typeName}`);
+  if (!CONTENT_TYPE.test(file.contentType)) throw new Error(`${where}: ${JSON.stringify(file.contentType)} is no content type`);
+  if (!file.fileName) throw new Error(`${where}: a file answer declares its file_name`);
+  for (const [set, name] of [
+    [option.responseBody, "response_body"],
+    [option.emptyBody, "empty_body"],
+    [Object.keys(option.responseHeaders).length > 0, "response_headers"],
+    [option.sessionCookie, "session_cookie"],
+    [option.clearSessionCookie, "clear_session_cookie"],
+    [option.revokesCredentials, "revokes_credentials"],
+  ] as const) {
+    if (set) throw new Error(`${where}: a file answer has no ${name}`);
+  }
+  const nameFields = new Map<string, DescField>();
+  for (const [, name] of file.fileName.matchAll(/\{([^}]*)\}/g)) {
+    const field = method.input.fields.find((f) => f.name === name);
+    if (!field || (field.fieldKind !== "scalar" && field.fieldKind !== "enum")) throw new Error(`${where}: file name field {${name}} is no scalar request field`);
+    nameFields.set(name, field);
+  }
+  return { contentType: file.contentType, fileName: file.fileName, nameFields };
+}
+
 function toFastifyPath(template: string): { path: string; variables: string[] } {
   const variables: string[] = [];
   const path = template.replace(/\{([a-z_][a-z0-9_]*)\}/g, (_m, name: string) => {
@@ -76,10 +127,10 @@ export function collectRoutes(services: DescService[]): RestRoute[] {
   for (const service of services) {
     const owner = service.file.proto.package.split(".")[0] as ServiceName;
     for (const method of service.methods) {
-      if (method.methodKind !== "unary") continue;
       const option = getOption(method, routeOption);
       if (!option.path) continue;
       const where = `${service.typeName}.${method.name}`;
+      const file = fileRoute(where, method, option);
       if (!SERVICE_NAMES.includes(owner)) throw new Error(`${where}: package ${service.file.proto.package} names no service`);
       const httpMethod = option.method.toUpperCase();
       if (!METHODS.has(httpMethod)) throw new Error(`${where}: unsupported method ${option.method}`);
@@ -117,9 +168,11 @@ export function collectRoutes(services: DescService[]): RestRoute[] {
         option,
         access,
         public: access.scope === Scope.PUBLIC,
+        optionalCaller: access.scope === Scope.PUBLIC && access.callerIfSignedIn,
         bodyField,
         responseField,
         headerFields,
+        file,
       });
     }
   }

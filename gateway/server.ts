@@ -9,13 +9,16 @@ import type { Logger } from "../lib/logger.js";
 import { HEADER } from "../lib/identity.js";
 import { PROTO_FILES } from "../lib/contracts.js";
 import { coerceParam, decodeField, decodeMessage, encodeField, encodeMessage, hiringTimestamp, trackingTimestamp, RestInputError } from "../lib/rest-json.js";
-import { collectRoutes, type RestRoute } from "./routes.js";
+import { collectRoutes, type FileRoute, type RestRoute } from "./routes.js";
+import { attachment, declaredFileName, FileCall, openFile } from "./file-answers.js";
+import type { FileChunk } from "../gen/gateway/v1/files_pb.js";
 import { openApiDocument } from "./openapi.js";
 import { FailureThrottle } from "./throttle.js";
 import { errorReply, familyOfPath, isRetiredHiringVersion, replyForConnectError, type ErrorReply } from "./errors.js";
 import { AuthenticationFailed, Authenticator, SESSION_COOKIE } from "./auth.js";
 import { answerClientError } from "./client-errors.js";
 import { HttpMetrics } from "../lib/metrics.js";
+import { fastifyPath, UNAVAILABLE, unavailableMessage } from "./unavailable.js";
 
 export const BODY_LIMIT = 1024 * 1024;
 /** Session cookie lifetime; the accounts service expires sessions after the same time. */
@@ -207,6 +210,12 @@ export async function buildGateway(options: GatewayOptions) {
     return send(reply, errorReply(family, 404, "Not Found"));
   });
 
+  // The real API's operations a self-hosted installation does not offer: 501 with a JSON string saying so.
+  for (const group of UNAVAILABLE) {
+    const answer = errorReply(Family.TRACKING, 501, unavailableMessage(group));
+    for (const [method, path] of group.operations) app.route({ method, url: fastifyPath(path), handler: (_req, reply) => send(reply, answer) });
+  }
+
   const openapi = openApiDocument(routes);
   app.get("/openapi.json", async () => openapi);
   app.get("/healthz", async () => ({ status: "ok" }));
@@ -226,10 +235,11 @@ export async function buildGateway(options: GatewayOptions) {
   /** Step 2: who calls, as identity headers for the service. */
   async function authenticate(route: RestRoute, req: FastifyRequest): Promise<Record<string, string>> {
     try {
-      return await auth.identify(route.family, { authorization: req.headers.authorization, cookie: req.headers.cookie }, route.public);
+      return await auth.identify(route.family, { authorization: req.headers.authorization, cookie: req.headers.cookie }, route.public && !route.optionalCaller);
     } catch (err) {
       if (!(err instanceof AuthenticationFailed)) throw err;
       throttle.recordFailure(req.ip);
+      if (route.optionalCaller) return {};
       throw new Refusal(
         route.family === Family.HIRING ? errorReply(route.family, 401, "Unauthorized") : errorReply(route.family, 403, "Incorrect username and/or password"),
       );
@@ -250,6 +260,25 @@ export async function buildGateway(options: GatewayOptions) {
   async function call(route: RestRoute, message: Record<string, unknown>, identity: Record<string, string>, req: FastifyRequest): Promise<Record<string, unknown>> {
     const rpc = (clientFor(route) as unknown as Record<string, (m: unknown, o: unknown) => Promise<Record<string, unknown>>>)[route.method.localName];
     return rpc(message, { headers: { ...identity, [HEADER.requestUrl]: publicUrl(req) }, timeoutMs: timeouts.serviceCallMs });
+  }
+
+  /**
+   * Steps 4 and 5 of a file answer: the stream's bytes as they come, under the declared content
+   * type and file name. What fails before the first bytes throws here, as a unary call's failure.
+   */
+  async function answerFile(route: RestRoute, file: FileRoute, message: Record<string, unknown>, identity: Record<string, string>, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const rpc = (clientFor(route) as unknown as Record<string, (m: unknown, o: unknown) => AsyncIterable<FileChunk>>)[route.method.localName];
+    // No deadline for the whole call (a large file takes its time): FileCall cuts a service that stalls.
+    const fileCall = new FileCall(timeouts.serviceCallMs);
+    const chunks = rpc(message, { headers: { ...identity, [HEADER.requestUrl]: publicUrl(req) }, signal: fileCall.signal });
+    const opened = await openFile(chunks, fileCall, (err) => {
+      if (fileCall.cancelled) return;
+      log.error({ reqId: req.id, err: ConnectError.from(err), rpc: route.method.name }, "file answer cut short");
+    });
+    reply.raw.once("close", () => fileCall.cancel());
+    if (route.option.noStore) reply.header("cache-control", "no-store");
+    reply.header("content-disposition", attachment(opened.fileName ?? declaredFileName(file, message)));
+    return reply.code(route.option.status || 200).type(file.contentType).send(opened.body);
   }
 
   /** Step 5: the REST answer, with the cookie, cache and response headers the route declares. */
@@ -290,6 +319,7 @@ export async function buildGateway(options: GatewayOptions) {
         checkThrottle(route, req);
         const identity = await authenticate(route, req);
         const message = decode(route, req);
+        if (route.file) return await answerFile(route, route.file, message, identity, req, reply);
         const response = await call(route, message, identity, req);
         return encode(route, response, identity, reply);
       } catch (err) {

@@ -1,8 +1,9 @@
 import { getOption, hasOption, type DescMethod } from "@bufbuild/protobuf";
-import { Code, ConnectError, createContextKey, type ContextValues, type HandlerContext, type Interceptor, type StreamRequest, type UnaryRequest } from "@connectrpc/connect";
+import { Code, ConnectError, createContextKey, type ContextValues, type HandlerContext, type Interceptor, type StreamRequest, type UnaryRequest, type UnaryResponse, type StreamResponse } from "@connectrpc/connect";
 import { access as accessOption, Scope, type Access, type Refusal } from "../gen/gateway/v1/annotations_pb.js";
 import { badRequest, forbidden, hiringError, notFound, paymentRequired } from "./errors.js";
 import { callerKey } from "./identity.js";
+import { firstRequest } from "./interceptors.js";
 
 /**
  * Access declared in the contract: every RPC carries a `(gateway.v1.access)` option naming the
@@ -75,7 +76,9 @@ function userOf(values: ContextValues): bigint {
 }
 
 /** The id the request's scope field holds (the contract tests check every scoped request has it). */
-const idIn = (req: UnaryRequest | StreamRequest, field: "workspaceId" | "organizationId") => ((req as UnaryRequest).message as unknown as Record<string, bigint>)[field];
+const idIn = (message: object, field: "workspaceId" | "organizationId") => (message as Record<string, bigint>)[field];
+
+type Next = (req: UnaryRequest | StreamRequest) => Promise<UnaryResponse | StreamResponse>;
 
 /**
  * The interceptor that enforces the declarations: after the internal token and the field limits,
@@ -83,9 +86,9 @@ const idIn = (req: UnaryRequest | StreamRequest, field: "workspaceId" | "organiz
  */
 export function accessInterceptor(resolvers: ScopeResolvers): Interceptor {
   const missingResolver = (req: UnaryRequest | StreamRequest) => new ConnectError(`${req.method.name}: this service resolves no ${Scope[accessOf(req.method).scope]} scope`, Code.Internal);
-  return (next) => (req) => {
+  /** Resolves the declared scope for a request whose message is `message`, then calls on. */
+  const enforce = (next: Next, req: UnaryRequest | StreamRequest, declared: Access, message: object | undefined): Promise<UnaryResponse | StreamResponse> => {
     try {
-      const declared = accessOf(req.method);
       switch (declared.scope) {
         case Scope.PUBLIC:
         case Scope.INTERNAL:
@@ -109,7 +112,7 @@ export function accessInterceptor(resolvers: ScopeResolvers): Interceptor {
           const workspace = declared.scope === Scope.WORKSPACE;
           const resolve = workspace ? resolvers.workspace : resolvers.organization;
           if (!resolve) throw missingResolver(req);
-          return resolve(userId, idIn(req, workspace ? "workspaceId" : "organizationId"), declared).then((scope) => {
+          return resolve(userId, idIn(message!, workspace ? "workspaceId" : "organizationId"), declared).then((scope) => {
             req.contextValues.set(resolvedScope, scope);
             return next(req);
           });
@@ -120,5 +123,17 @@ export function accessInterceptor(resolvers: ScopeResolvers): Interceptor {
     } catch (err) {
       return Promise.reject(err);
     }
+  };
+  return (next) => (req) => {
+    let declared: Access;
+    try {
+      declared = accessOf(req.method);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    if (!req.stream) return enforce(next, req, declared, req.message);
+    // A streaming call's scope is in its (first) request message: read before the handler runs.
+    if (!SCOPE_FIELD[declared.scope]) return enforce(next, req, declared, undefined);
+    return firstRequest(req).then(([message, replayed]) => enforce(next, replayed, declared, message));
   };
 }

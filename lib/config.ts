@@ -48,6 +48,8 @@ export interface Config {
   publicUrl: string;
   /** The From: of outgoing mail (MAIL_FROM), one address with an optional name: `workhub <no-reply@example.com>`. */
   mailFrom: string;
+  /** Where blobs (uploaded images) are kept (BLOB_DIR): a directory, shared by the replicas of a deployment. */
+  blobDir: string;
 }
 
 function envPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -153,5 +155,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SMTP_URL || undefined,
     publicUrl: publicUrl(env, ports.gateway),
     mailFrom: mailFrom(env),
+    blobDir: resolve(env.BLOB_DIR || join(dataDir, "blobs")),
   };
 }

@@ -5,7 +5,7 @@ import type { Config, ServiceName } from "./config.js";
 import { createLogger, type Logger } from "./logger.js";
 import { internalAuthInterceptor, internalTokenInterceptor } from "./identity.js";
 import { createLocalTransport } from "./local-transport.js";
-import { answerOf } from "./interceptors.js";
+import { answerOf, watchStream } from "./interceptors.js";
 import { fieldLimitsInterceptor } from "./field-limits.js";
 import { isConnectionFailure } from "./db.js";
 import { rewrap, unavailable } from "./errors.js";
@@ -17,17 +17,26 @@ import { refuseInsideTransaction } from "./transactions.js";
  * error").
  */
 function unexpectedErrorLogger(log: Logger): Interceptor {
-  return (next) => (req) =>
-    answerOf(next, req).then(undefined, (err: unknown) => {
-      if (err instanceof ConnectError) throw err;
+  return (next) => (req) => {
+    /** The error to answer instead of `err`, logged. */
+    const unexpected = (err: unknown): unknown => {
+      if (err instanceof ConnectError) return err;
       const rpc = `${req.service.typeName}/${req.method.name}`;
       if (isConnectionFailure(err)) {
         log.warn({ err, rpc }, "database unavailable");
-        throw unavailable("database unavailable");
+        return unavailable("database unavailable");
       }
       log.error({ err, rpc }, "unexpected error in handler");
-      throw err;
-    });
+      return err;
+    };
+    return answerOf(next, req).then(
+      // A stream's handler runs while its answer is read: what it throws shows there.
+      (res) => (res.stream ? watchStream(res, unexpected) : res),
+      (err: unknown) => {
+        throw unexpected(err);
+      },
+    );
+  };
 }
 
 /** The interceptors every service runs on every call, whatever the transport. */

@@ -3,6 +3,7 @@ import { FeatureSet_FieldPresence, isWrapperDesc } from "@bufbuild/protobuf/wkt"
 import type { ConnectError, Interceptor } from "@connectrpc/connect";
 import { Family, family as familyOption, limits as limitsOption, type FieldLimits } from "../gen/gateway/v1/annotations_pb.js";
 import { badRequest, hiringError } from "./errors.js";
+import { checkEachRequest } from "./interceptors.js";
 
 /**
  * The field limits declared in the protos (`(gateway.v1.limits)`), checked on every request
@@ -193,14 +194,25 @@ function invalid(service: DescService, message: string): ConnectError {
   return hiring ? hiringError.validation(message) : badRequest(message);
 }
 
-/** Server interceptor: refuses a request that breaks a declared limit before its handler runs. */
+/**
+ * Server interceptor: refuses a request that breaks a declared limit before its handler runs. A
+ * streaming call's messages are checked as they are read: a server-streaming call's one message
+ * before its handler starts (the server reads it first), and before any layer after this one
+ * (the access interceptor) acts on it.
+ */
 export function fieldLimitsInterceptor(): Interceptor {
   // Not async: a call within the limits goes on with the next layer's own promise.
   return (next) => (req) => {
-    if (!req.stream) {
-      const violation = fieldLimitViolation(req.method.input, req.message);
-      if (violation) return Promise.reject(invalid(req.service, violation));
+    if (req.stream) {
+      return next(
+        checkEachRequest(req, (message) => {
+          const violation = fieldLimitViolation(req.method.input, message);
+          if (violation) throw invalid(req.service, violation);
+        }),
+      );
     }
+    const violation = fieldLimitViolation(req.method.input, req.message);
+    if (violation) return Promise.reject(invalid(req.service, violation));
     return next(req);
   };
 }

@@ -8,16 +8,22 @@ import {
   type ContextValues,
   type HandlerContext,
   type Interceptor,
+  type StreamRequest,
+  type StreamResponse,
   type Transport,
   type UnaryRequest,
   type UnaryResponse,
 } from "@connectrpc/connect";
-import { answerOf } from "./interceptors.js";
+import { answerOf, watchStream } from "./interceptors.js";
 
-type UnaryHandler = (request: unknown, context: HandlerContext) => Promise<unknown> | unknown;
-type Next = (req: UnaryRequest) => Promise<UnaryResponse>;
+/** A unary handler answers a message; a server-streaming one an async iterable of messages. */
+type Handler = (request: unknown, context: HandlerContext) => unknown;
+type Next = (req: UnaryRequest | StreamRequest) => Promise<UnaryResponse | StreamResponse>;
 /** A call in memory carries its timeout to the handler's context (interceptors that copy the request keep it). */
-type LocalRequest = UnaryRequest & { timeoutMs?: number };
+type LocalRequest = (UnaryRequest | StreamRequest) & { timeoutMs?: number };
+
+/** The kinds of RPC served in memory. */
+const SERVED_KINDS = new Set(["unary", "server_streaming"]);
 
 /** Why a finished call's context is aborted: one shared reason (an AbortError per call cost a stack trace each). */
 const CALL_FINISHED = new ConnectError("the call has finished", Code.Canceled);
@@ -174,19 +180,19 @@ class LocalContext implements HandlerContext {
 }
 
 /** Collects the implementations a `routes(router)` function registers, without serving them. */
-function collectImplementations(routes: (router: ConnectRouter) => void): Map<string, UnaryHandler> {
-  const impls = new Map<string, UnaryHandler>();
+function collectImplementations(routes: (router: ConnectRouter) => void): Map<string, Handler> {
+  const impls = new Map<string, Handler>();
   const collector = {
     handlers: [],
     service(service: DescService, impl: Record<string, unknown>) {
       for (const method of service.methods) {
         const fn = impl[method.localName];
-        if (typeof fn === "function" && method.methodKind === "unary") impls.set(key(service, method), fn.bind(impl) as UnaryHandler);
+        if (typeof fn === "function" && SERVED_KINDS.has(method.methodKind)) impls.set(key(service, method), fn.bind(impl) as Handler);
       }
       return collector;
     },
-    rpc(method: DescMethod, fn: UnaryHandler) {
-      if (method.methodKind === "unary") impls.set(key(method.parent, method), fn);
+    rpc(method: DescMethod, fn: Handler) {
+      if (SERVED_KINDS.has(method.methodKind)) impls.set(key(method.parent, method), fn);
       return collector;
     },
   };
@@ -194,10 +200,49 @@ function collectImplementations(routes: (router: ConnectRouter) => void): Map<st
   return impls;
 }
 
-function asConnectError(err: unknown): never {
-  throw err instanceof ConnectError ? err : new ConnectError("internal error", Code.Internal, undefined, undefined, err);
+/** What leaves the server side of a call: a ConnectError, anything else as `internal` (as from a Connect server). */
+function toConnectError(err: unknown): ConnectError {
+  return err instanceof ConnectError ? err : new ConnectError("internal error", Code.Internal, undefined, undefined, err);
 }
 
+function asConnectError(err: unknown): never {
+  throw toConnectError(err);
+}
+
+/** The one request message of a server-streaming call, as a Connect server insists on it. */
+async function singleRequest(messages: AsyncIterable<unknown>, method: DescMethod): Promise<unknown> {
+  const it = messages[Symbol.asyncIterator]();
+  const first = await it.next();
+  if (first.done) throw new ConnectError(`protocol error: missing input message for ${method.name}`, Code.Unimplemented);
+  if (!(await it.next()).done) throw new ConnectError(`protocol error: received extra input message for ${method.name}`, Code.Unimplemented);
+  return first.value;
+}
+
+/** The messages a server-streaming handler answers, made into the output type, its context ended with the stream. */
+async function* handlerStream(output: AsyncIterable<unknown>, desc: DescMessage, ctx: LocalContext): AsyncGenerator<unknown> {
+  const it = output[Symbol.asyncIterator]();
+  try {
+    for (let next = await it.next(); !next.done; next = await it.next()) yield create(desc, next.value as never);
+  } finally {
+    ctx.finish();
+    await it.return?.();
+  }
+}
+
+/**
+ * A stream answered in memory is left when the caller's signal aborts, as soon as its handler
+ * next yields: every layer's finally runs (the handler's, closing what it holds; the metrics').
+ * A caller of a stream stops reading without telling the iterator (connect's clients drop
+ * return()); over the network, the server leaves it when the HTTP/2 stream is reset.
+ */
+function leftOnAbort<R extends StreamResponse>(res: R, signal: AbortSignal): R {
+  if (signal === NEVER) return res;
+  const it = res.message[Symbol.asyncIterator]();
+  const leave = () => void it.return?.(undefined)?.catch(() => undefined);
+  if (signal.aborted) leave();
+  else signal.addEventListener("abort", leave, { once: true });
+  return { ...res, message: { [Symbol.asyncIterator]: () => it } };
+}
 function chain(next: Next, interceptors: Interceptor[]): Next {
   return interceptors.reduceRight((n, interceptor) => interceptor(n as never) as unknown as Next, next);
 }
@@ -206,7 +251,7 @@ function chain(next: Next, interceptors: Interceptor[]): Next {
  * A transport to services in this process that hands messages over without serializing them.
  * It runs the same client and server interceptors as a network call, gives handlers a
  * HandlerContext, and turns anything a handler throws that is not a ConnectError into
- * `internal`, as a Connect server does. Unary RPCs only (the services have no streams).
+ * `internal`, as a Connect server does. Unary and server-streaming RPCs (a file answer streams its chunks).
  */
 export function createLocalTransport(
   routes: (router: ConnectRouter) => void,
@@ -214,8 +259,8 @@ export function createLocalTransport(
 ): Transport {
   const impls = collectImplementations(routes);
   /** The handlers by method descriptor: no name is built per call. */
-  const byMethod = new WeakMap<DescMethod, UnaryHandler | undefined>();
-  const implOf = (req: UnaryRequest) => {
+  const byMethod = new WeakMap<DescMethod, Handler | undefined>();
+  const implOf = (req: UnaryRequest | StreamRequest) => {
     if (!byMethod.has(req.method)) byMethod.set(req.method, impls.get(key(req.service, req.method)));
     return byMethod.get(req.method);
   };
@@ -227,6 +272,19 @@ export function createLocalTransport(
     const impl = implOf(req);
     if (!impl) return Promise.reject(new ConnectError(`${key(req.service, req.method)} is not implemented`, Code.Unimplemented));
     const ctx = new LocalContext(req.service, req.method, req.url, req.header, req.contextValues, req.signal, (req as LocalRequest).timeoutMs);
+    if (req.stream) {
+      // A server-streaming handler: its one request, then its messages as they are read.
+      return singleRequest(req.message, req.method)
+        .then((input) => {
+          const output = impl(input, ctx) as AsyncIterable<unknown>;
+          const message = handlerStream(output, req.method.output, ctx);
+          return { stream: true, service: req.service, method: req.method, header: ctx.responseHeader, trailer: ctx.responseTrailer, message } as StreamResponse;
+        })
+        .catch((err: unknown) => {
+          ctx.finish();
+          throw err;
+        });
+    }
     return answerOf(impl, req.message, ctx).then(
       (message) => {
         ctx.finish();
@@ -241,7 +299,7 @@ export function createLocalTransport(
   // Interceptors are chained once: a call builds no closures of its own.
   const server = chain(dispatch, options.serverInterceptors);
   /** The server side of a call: what is not a ConnectError leaves as `internal`, as from a Connect server. */
-  const serverSide: Next = (req) => answerOf(server, req).then(undefined, asConnectError);
+  const serverSide: Next = (req) => answerOf(server, req).then((res) => (res.stream ? watchStream(res, toConnectError) : res), asConnectError);
   const call = chain(serverSide, options.clientInterceptors);
   const transport = {
     unary<I extends DescMessage, O extends DescMessage>(
@@ -272,8 +330,37 @@ export function createLocalTransport(
         return Promise.reject(err);
       }
     },
-    async stream(): Promise<never> {
-      throw new ConnectError("streaming RPCs are not served in-process", Code.Unimplemented);
+    stream<I extends DescMessage, O extends DescMessage>(
+      method: DescMethod & { input: I; output: O },
+      signal: AbortSignal | undefined,
+      timeoutMs: number | undefined,
+      header: HeadersInit | undefined,
+      input: AsyncIterable<MessageInitShape<I>>,
+      contextValues?: ReturnType<typeof createContextValues>,
+    ): Promise<StreamResponse<I, O>> {
+      try {
+        if (!SERVED_KINDS.has(method.methodKind)) throw new ConnectError(`${method.methodKind} RPCs are not served in memory`, Code.Unimplemented);
+        const values = contextValues ?? createContextValues();
+        values.set(inMemoryCall, true);
+        async function* messages() {
+          for await (const message of input) yield create(method.input, message);
+        }
+        const request: LocalRequest = {
+          stream: true,
+          service: method.parent,
+          method,
+          requestMethod: "POST",
+          url: `local:/${key(method.parent, method)}`,
+          signal: signal ?? NEVER,
+          header: new MemoryHeaders(header),
+          contextValues: values,
+          message: messages(),
+          timeoutMs,
+        } as unknown as LocalRequest;
+        return call(request).then((res) => leftOnAbort(res as StreamResponse, request.signal)) as unknown as Promise<StreamResponse<I, O>>;
+      } catch (err) {
+        return Promise.reject(err);
+      }
     },
   };
   return transport as unknown as Transport;

@@ -18,12 +18,20 @@ import { dbDate, type Knex, type Migration } from "./db.js";
  * committed, through SMTP (SMTP_URL) or, on the embedded default, into files under DATA_DIR/mail.
  */
 
-/** A mail a service sends: one recipient, a subject, a text body and optionally an HTML one. */
+/** A file a mail carries (a report's PDF). */
+export interface MailAttachment {
+  filename: string;
+  contentType: string;
+  content: Uint8Array;
+}
+
+/** A mail a service sends: one recipient, a subject, a text body, optionally an HTML one and files. */
 export interface OutgoingMail {
   to: string;
   subject: string;
   text: string;
   html?: string;
+  attachments?: MailAttachment[];
 }
 
 /** Records a mail inside the change's transaction; it is sent once the change commits. Returns its id. */
@@ -68,26 +76,42 @@ export const mailOutboxMigration: Migration = {
 const RECIPIENT = /^[^\s@<>()[\],;:"\\]+@[^\s@<>()[\],;:"\\]+$/;
 const MAX_SUBJECT = 300;
 const MAX_BODY = 512 * 1024;
+/** What a mail's files may weigh in all (the outbox keeps them sealed, base64, in a MEDIUMTEXT). */
+export const MAX_ATTACHMENT_BYTES = 5 * 1024 * 1024;
 
 /** A mail the code builds wrongly is a programming error, refused before anything is written. */
 function checkMail(mail: OutgoingMail): void {
   if (mail.to.length > 254 || !RECIPIENT.test(mail.to)) throw new Error(`mail: not one plain address: ${JSON.stringify(mail.to)}`);
   if (mail.subject.length > MAX_SUBJECT || /[\r\n]/.test(mail.subject)) throw new Error("mail: a subject is one line of at most 300 characters");
   if (mail.text.length + (mail.html?.length ?? 0) > MAX_BODY) throw new Error("mail: the bodies exceed 512 KiB");
+  const files = mail.attachments ?? [];
+  if (files.some((f) => !f.filename || f.filename.length > 200 || /[\r\n"\\/]/.test(f.filename))) throw new Error("mail: a file name is one line of at most 200 characters, without quotes or slashes");
+  if (files.reduce((n, f) => n + f.content.byteLength, 0) > MAX_ATTACHMENT_BYTES) throw new Error("mail: the files exceed 5 MiB");
 }
 
 interface SealedContent {
   subject: string;
   text: string;
   html?: string;
+  /** Files with their content in base64. */
+  attachments?: { filename: string; contentType: string; content: string }[];
 }
+
+/** The sealed form's files as a transport sends them. */
+const attachmentsOf = (content: SealedContent): MailAttachment[] | undefined =>
+  content.attachments?.map((a) => ({ filename: a.filename, contentType: a.contentType, content: Buffer.from(a.content, "base64") }));
 
 /** Writes a mail into the outbox inside the caller's transaction: it goes out if and only if the transaction commits. */
 export async function recordMail(trx: Knex.Transaction, box: SecretBox, clock: Clock, mail: OutgoingMail): Promise<string> {
   checkMail(mail);
   const now = clock.now();
   const id = sortableId(now.getTime());
-  const content: SealedContent = { subject: mail.subject, text: mail.text, ...(mail.html === undefined ? {} : { html: mail.html }) };
+  const content: SealedContent = {
+    subject: mail.subject,
+    text: mail.text,
+    ...(mail.html === undefined ? {} : { html: mail.html }),
+    ...(mail.attachments?.length ? { attachments: mail.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: Buffer.from(a.content).toString("base64") })) } : {}),
+  };
   await trx("mail_outbox").insert({
     id,
     recipient: mail.to,
@@ -242,7 +266,7 @@ export class Mailer {
       return true;
     }
     try {
-      await this.transport.send({ id: row.id, to: row.recipient, date: dbDate(row.created_at), ...content });
+      await this.transport.send({ id: row.id, to: row.recipient, date: dbDate(row.created_at), subject: content.subject, text: content.text, html: content.html, attachments: attachmentsOf(content) });
     } catch (err) {
       await this.recordFailure(row, err);
       return failedForThisMail(err);
@@ -287,7 +311,8 @@ export class Mailer {
 /** The message nodemailer builds: Message-ID from the mail's id, Date: when it was recorded. */
 function messageOf(mail: Envelope, from: string): Mail.Options {
   const domain = /@([^\s>]+)>?\s*$/.exec(from)?.[1] ?? "workhub";
-  return { from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, date: mail.date, messageId: `<${mail.id}@${domain}>` };
+  const attachments = mail.attachments?.map((a) => ({ filename: a.filename, contentType: a.contentType, content: Buffer.from(a.content) }));
+  return { from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, attachments, date: mail.date, messageId: `<${mail.id}@${domain}>` };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { answerOf } from "./interceptors.js";
+import { answerOf, watchStream } from "./interceptors.js";
 import type { DescMethod } from "@bufbuild/protobuf";
 import { Registry } from "prom-client";
 
@@ -127,7 +127,8 @@ function rpcName(method: DescMethod): string {
 /**
  * Request counts and latencies per RPC of one service (`rpc_requests_total{rpc,code}`,
  * `rpc_request_duration_seconds{rpc}`), gathered by a Connect interceptor that runs on every call,
- * over the network or in memory. For a streaming RPC the latency ends when its answer begins.
+ * over the network or in memory. A streaming RPC is counted when its answer ends: its last message
+ * read (`ok`), its failure, or its reader gone (`canceled`).
  */
 export class RpcMetrics {
   readonly registry: Registry;
@@ -146,6 +147,13 @@ export class RpcMetrics {
     const rpc = rpcName(req.method);
     return answerOf(next, req).then(
       (res) => {
+        if (res.stream) {
+          return watchStream(
+            res,
+            (err) => err,
+            (how) => this.record(rpc, started, how.completed ? "ok" : how.error === undefined ? "canceled" : codeName(ConnectError.from(how.error).code)),
+          );
+        }
         this.record(rpc, started, "ok");
         return res;
       },

@@ -64,3 +64,11 @@ t.test("bench:tracking time entries runs and every row answers without errors", 
   }
   t.match(res.stdout, /late month cost \/ early month cost \(gateway\): by throughput [\d.]+/);
 });
+
+t.test("bench:files runs and streams every format both ways", async (t) => {
+  const res = await run("bench/report-files.ts", { BENCH_ROWS: "300" });
+  t.equal(res.code, 0, res.stderr.slice(-2000));
+  const rows = res.stdout.split("\n").filter((l) => /^\| (csv|xlsx|pdf) \|/.test(l));
+  t.equal(rows.length, 6, "three formats, in memory and over the network");
+  for (const row of rows) t.ok(Number(row.split("|")[4]) > 0, `a file: ${row}`);
+});

@@ -42,6 +42,8 @@ const FORM_CHECKED: Record<string, string> = {
   "tracking.v1.ProjectInput.end_date": "YYYY-MM-DD (projects/rules.ts projectDate)",
   "tracking.v1.CreateAlertRequest.source_kind": "one of the alert sources (alerts/rules.ts)",
   "tracking.v1.CreateAlertRequest.threshold_type": "one of the threshold types (alerts/rules.ts)",
+  "tracking.v1.UpdateAlertRequest.source_kind": "one of the alert sources (alerts/rules.ts)",
+  "tracking.v1.UpdateAlertRequest.threshold_type": "one of the threshold types (alerts/rules.ts)",
 };
 
 /** Requests that store nothing under their fields' names (filters, look-ups, sign-in). */

@@ -9,6 +9,7 @@ import { RpcMetrics } from "../metrics.js";
 import { serverInterceptors } from "../directory.js";
 import { loadConfig } from "../config.js";
 import { testEnv } from "../../test/support/harness.js";
+import { fileContract, type FileRequest } from "../../test/support/file-contract.js";
 
 /** The same steps on undici's Headers and on MemoryHeaders, compared after each. */
 t.test("MemoryHeaders answers as undici's Headers does for the same steps", async (t) => {
@@ -102,4 +103,54 @@ t.test("errors in memory: a handler's or interceptor's throw, sync or async, rej
   // The metrics see the handler's own failure (not a ConnectError: `unknown`) before it is answered as `internal`.
   t.match(exposition, /rpc_requests_total\{rpc="tracking.v1.ClientService\/ListClients",code="unknown",service="tracking"\} 3/);
   t.match(exposition, /rpc_requests_total\{rpc="tracking.v1.ClientService\/ListClients",code="invalid_argument",service="tracking"\} 1/);
+});
+
+t.test("a server-streaming call in memory: messages as they are read, a failure mid-stream internal and logged, counted when the stream ends, left when the caller aborts", async (t) => {
+  const metrics = new RpcMetrics("tracking");
+  const lines: Record<string, unknown>[] = [];
+  const log = pino({ level: "warn" }, new Writable({ write: (chunk, _enc, done) => (lines.push(JSON.parse(String(chunk))), done()) }));
+  const service = fileContract({ Lines: {} });
+  let left = false;
+  const transport = createLocalTransport(
+    (router) =>
+      router.service(service, {
+        async *lines(req: FileRequest) {
+          try {
+            for (let i = 0; i < req.rows; i++) yield { data: new TextEncoder().encode(`${i}\n`) };
+            if (req.mode === "broken") throw new Error("disk secret");
+            if (req.mode === "refused") throw new ConnectError("No such report", Code.NotFound);
+          } finally {
+            left = true;
+          }
+        },
+      } as never),
+    { clientInterceptors: [], serverInterceptors: [metrics.interceptor, ...serverInterceptors(loadConfig(testEnv()), log)] },
+  );
+  const client = createClient(service, transport) as unknown as Record<string, (req: object, options?: object) => AsyncIterable<{ data: Uint8Array }>>;
+  const read = async (req: object, options?: object) => {
+    let text = "";
+    try {
+      for await (const { data } of client.lines(req, options)) text += Buffer.from(data).toString();
+      return text;
+    } catch (err) {
+      return `${text}${err instanceof ConnectError ? `${Code[err.code]}: ${err.rawMessage}` : `not a ConnectError: ${err}`}`;
+    }
+  };
+  t.equal(await read({ rows: 3 }), "0\n1\n2\n");
+  t.equal(await read({ rows: 2, mode: "broken" }), "0\n1\nInternal: internal error", "what is not a ConnectError is internal, as from a Connect server");
+  t.equal(await read({ rows: 1, mode: "refused" }), "0\nNotFound: No such report");
+  t.same(lines.map((l) => [l.msg, (l.err as { message: string }).message]), [["unexpected error in handler", "disk secret"]], "logged inside, never answered");
+
+  const caller = new AbortController();
+  left = false;
+  const stream = client.lines({ rows: 1_000_000 }, { signal: caller.signal })[Symbol.asyncIterator]();
+  await stream.next();
+  caller.abort();
+  await new Promise((resolve) => setImmediate(resolve));
+  t.ok(left, "the aborted caller's stream is left at once: the handler's finally ran");
+
+  const exposition = await metrics.exposition();
+  for (const [code, count] of [["ok", 1], ["unknown", 1], ["not_found", 1], ["canceled", 1]] as const) {
+    t.match(exposition, new RegExp(`rpc_requests_total\\{rpc="tracking.test.FilesService/Lines",code="${code}",service="tracking"\\} ${count}`), `${code} counted when the stream ended`);
+  }
 });

@@ -1,4 +1,4 @@
-import { badRequest, forbidden, notFound, paymentRequired, tooManyRequests, unauthenticated } from "../../lib/errors.js";
+import { badRequest, conflict, forbidden, notFound, paymentRequired, tooManyRequests, unauthenticated } from "../../lib/errors.js";
 
 /**
  * Every message the accounts service answers, named once (OpenFGA's pkg/server/errors/errors.go).
@@ -153,3 +153,63 @@ export const preferenceRuleKeyInvalid = (name: string, key: string) => badReques
 export const tosAcceptNeededReadOnly = () => badRequest("Cannot set value for ToSAcceptNeeded");
 export const featureCodesInvalid = () => badRequest("Invalid feature code(s)");
 export const preferencesClientUnknown = () => badRequest("Unknown client");
+
+// Reference data, the directory and the caller's flags (reference-data/, directory/, flags/).
+export const countryNotFound = () => notFound("Invalid country code.");
+export const searchTermMissing = () => badRequest("No search term");
+export const userCannotBeFound = () => notFound("User cannot be found");
+export const organizationOwnerNotFound = () => notFound("Organization owner not found");
+export const invitationNotFound = () => notFound("Invitation not found");
+export const flagsInvalid = () => badRequest("No valid data submitted");
+export const tooManyFlagsInRequest = (max: number) => badRequest(`At most ${max} flags can be set in one request`);
+export const tooManyFlags = (max: number) => badRequest(`A user can have at most ${max} flags`);
+export const flagKeyTooLong = (max: number) => badRequest(`Flag keys can be at most ${max} characters`);
+export const flagValueTooLong = (max: number) => badRequest(`Flag values can be at most ${max} characters`);
+
+// Roles and permissions (roles/).
+export const productInvalid = () => badRequest("Invalid product_id");
+export const roleNotFound = () => notFound("Role not found");
+export const roleIdInvalid = () => badRequest("Invalid role_id");
+export const roleCodeMissing = () => badRequest("code is required");
+export const roleCodeInvalid = () => badRequest("code may hold only lower-case letters, digits, '_' and '-'");
+export const roleNameMissing = () => badRequest("name is required");
+export const roleEntityInvalid = (entities: readonly string[]) => badRequest(`entity must be one of ${entities.join(", ")}`);
+export const roleCodeTaken = () => conflict("Role code already exists");
+export const systemRoleUnchangeable = () => badRequest("System roles cannot be changed");
+export const permissionsInvalid = () => badRequest("permissions must be an array of permission IDs");
+export const permissionIdInvalid = (id: unknown) => badRequest(`Invalid permission ID: ${String(id).slice(0, 30)}`);
+export const userIdsMissing = () => badRequest("user_ids is required");
+export const roleIdsMissing = () => badRequest("role_ids is required");
+export const roleOfIdInvalid = (id: bigint | number) => badRequest(`Invalid role ID: ${id}`);
+export const entityRolesMissing = () => badRequest("At least one role is required");
+export const entityRoleOrganizationMissing = () => badRequest("organization_id is required");
+export const entityRoleUserMissing = () => badRequest("user_id is required");
+export const systemRoleAssigned = () => badRequest("System roles are an organization user's admin flag and role: set them with PUT /api/v9/organizations/{organization_id}/users/{organization_user_id}");
+export const roleEntityNeeds = (entity: string, field: string) => badRequest(`A ${entity} role needs ${field}`);
+export const organizationRoleScoped = () => badRequest("An organization role takes no workspace_id or project_id");
+export const entityRoleUserInvalid = (user: number, organization: number) => badRequest(userNotInOrganization(user, organization));
+export const entityRoleWorkspaceInvalid = (workspace: number, organization: number) => badRequest(workspaceNotInOrganization(workspace, organization));
+export const roleAssignmentConflict = () => conflict("The same roles were being assigned at once; try again");
+/** DELETE /roles/...: the answer's message. */
+export const ROLE_DELETED = "Role deleted";
+
+// Audit logs (audit-logs/).
+export const auditTimeInvalid = (name: "from" | "to") => badRequest(`Invalid '${name}' value: expected an RFC 3339 time`);
+export const auditRangeInvalid = () => badRequest("'from' must not be after 'to'");
+
+// Images: avatars and workspace logos (images/).
+export const imageMissing = () => badRequest("Missing file: send the image's bytes as base64 in 'file'");
+export const imageInvalidType = () => badRequest("Invalid content type for image");
+export const imageNotFound = () => notFound("Image not found");
+
+// Workspace groups, members and preferences (workspace-groups/, workspace-users/, workspace-preferences/).
+export const workspaceGroupNotFound = () => notFound("Group was not found");
+export const workspaceMemberRoleInvalid = () => badRequest("Invalid role_id.");
+export const workspaceMemberAdminAndRole = () => badRequest("Cannot use both admin flags and role_id.");
+export const workspaceMemberNotFound = () => badRequest("User does not exist in the workspace.");
+export const workspaceUserNotFound = () => badRequest("Workspace user not found/accessible by user");
+export const workspaceMemberChangeMissing = () => badRequest("At least one field is required.");
+export const workspacePreferenceNotWritable = () => badRequest("The field is not writable");
+export const workspacePreferenceInvalid = (name: string) => badRequest(`Invalid value for ${name}`);
+export const timeEntryLockNeedsPremium = () => paymentRequired("Workspace needs to have the Locking time entries feature enabled");
+export const workspaceUserNotAccessible = () => forbidden("Workspace user is not found or accessible");

@@ -7,22 +7,29 @@ import { migrations } from "./migrations.js";
 import { accountsRoutes } from "./routes.js";
 import { AccountsStore } from "./users/store.js";
 import { Authentication } from "./users/authentication.js";
+import { AuditRecorder } from "./audit-logs/recorder.js";
+import { FileBlobStore } from "../../lib/blobs.js";
 
 /** The accounts service: users, sessions, API tokens, organizations and workspaces. */
 export const createAccountsService: ServiceFactory = async (deps) => {
   const storage = await ServiceStorage.open(deps, "accounts", migrations, { mail: true });
   const box = new SecretBox(deps.config.encryptionKey);
   const auth = new Authentication(new AccountsStore(storage.db), deps.clock, box, deps.log);
+  const audit = new AuditRecorder(storage.db, deps.bus, deps.log);
   return {
     name: "accounts",
-    routes: accountsRoutes({ storage, clock: deps.clock, log: deps.log, box, auth, publicUrl: deps.config.publicUrl }),
+    routes: accountsRoutes({ storage, clock: deps.clock, log: deps.log, box, auth, publicUrl: deps.config.publicUrl, blobs: new FileBlobStore(deps.config.blobDir) }),
     access: accessInterceptor(accountsAccess(storage.db)),
     ready: () => storage.ready(),
     start: async () => {
       storage.startRelay();
       storage.startMailer();
+      await audit.start();
     },
-    // Stops the relay and the mailer, then closes the database.
-    close: () => storage.close(),
+    // Stops the audit consumer, the relay and the mailer, then closes the database.
+    close: async () => {
+      await audit.stop();
+      await storage.close();
+    },
   };
 };

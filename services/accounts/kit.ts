@@ -3,6 +3,7 @@ import type { Logger } from "../../lib/logger.js";
 import type { SecretBox } from "../../lib/secret-box.js";
 import type { ServiceStorage } from "../../lib/storage.js";
 import type { Authentication } from "./users/authentication.js";
+import type { BlobStore } from "../../lib/blobs.js";
 
 /** What the accounts service's resources are built from. */
 export interface AccountsKit {
@@ -15,4 +16,6 @@ export interface AccountsKit {
   auth: Authentication;
   /** The gateway's public URL, for links in mail (PUBLIC_URL). */
   publicUrl: string;
+  /** Where uploaded images are kept (lib/blobs.ts; BLOB_DIR). */
+  blobs: BlobStore;
 }

@@ -1,6 +1,11 @@
 import type { Migration } from "../../lib/db.js";
 import { mailOutboxMigration } from "../../lib/mailer.js";
 import { preferencesMigration } from "./preferences/migrations.js";
+import { userFlagsMigration } from "./caller/migrations.js";
+import { workspacePreferencesMigration } from "./workspace-preferences/migrations.js";
+import { rolesMigration } from "./roles/migrations.js";
+import { auditLogsMigration } from "./audit-logs/migrations.js";
+import { imagesMigration } from "./images/migrations.js";
 
 export const migrations: Migration[] = [
   {
@@ -302,4 +307,9 @@ export const migrations: Migration[] = [
       });
     },
   },
+  rolesMigration,
+  auditLogsMigration,
+  imagesMigration,
+  userFlagsMigration,
+  workspacePreferencesMigration,
 ];

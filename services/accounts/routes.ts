@@ -8,10 +8,19 @@ import { invitationHandlers } from "./invitations/handlers.js";
 import { groupHandlers } from "./groups/handlers.js";
 import { workspaceUserHandlers } from "./workspace-users/handlers.js";
 import { preferenceHandlers } from "./preferences/handlers.js";
+import { roleHandlers } from "./roles/handlers.js";
+import { auditLogHandlers } from "./audit-logs/handlers.js";
+import { imageHandlers } from "./images/handlers.js";
+import { referenceDataHandlers } from "./reference-data/handlers.js";
+import { directoryHandlers } from "./directory/handlers.js";
+import { callerHandlers } from "./caller/handlers.js";
+import { workspaceGroupHandlers } from "./workspace-groups/handlers.js";
+import { workspaceMemberHandlers } from "./workspace-users/member-handlers.js";
+import { workspacePreferenceHandlers } from "./workspace-preferences/handlers.js";
 
 /** Every resource of the accounts service, each from its own folder. */
 export function accountsRoutes(kit: AccountsKit) {
-  const resources = [userHandlers(kit), identityHandlers(kit), workspaceHandlers(kit), organizationHandlers(kit), invitationHandlers(kit), groupHandlers(kit), workspaceUserHandlers(kit), preferenceHandlers(kit)];
+  const resources = [userHandlers(kit), identityHandlers(kit), workspaceHandlers(kit), organizationHandlers(kit), invitationHandlers(kit), groupHandlers(kit), workspaceUserHandlers(kit), preferenceHandlers(kit), roleHandlers(kit), auditLogHandlers(kit), imageHandlers(kit), referenceDataHandlers(kit), directoryHandlers(kit), callerHandlers(kit), workspaceGroupHandlers(kit), workspaceMemberHandlers(kit), workspacePreferenceHandlers(kit)];
   return (router: ConnectRouter) => {
     for (const register of resources) register(router);
   };

@@ -157,3 +157,130 @@ export const reportRangeTooLong = (days: number) => badRequest(`The date range m
 export const reportIdsInvalid = (parameter: string) => badRequest(`Invalid '${parameter}' value, expected a list of IDs`);
 export const reportNegative = (parameter: string) => badRequest(`Invalid '${parameter}' value, expected a number not below 0`);
 export const reportDurationsReversed = () => badRequest("max_duration_seconds should be greater than min_duration_seconds");
+
+// Reports API v3 and Insights API insights (insights/): the reference's texts where it has them
+// (the 400 lists of its comparative, data trends and profitability endpoints).
+export const insightResolutionInvalid = (allowed: readonly string[]) => badRequest(`Resolution must be one of [${allowed.join(", ")}]`);
+export const insightRangeTooLarge = () => badRequest("Date range too large for given resolution");
+export const insightCurrencyRequired = () => badRequest("Currency is required parameter");
+export const insightIdsMissing = () => badRequest("At least 1 id required");
+export const insightTooManyIds = (max: number) => badRequest(`Maximum ${max} ids allowed`);
+
+// Saved reports (saved-reports/): the reference's texts (its 400, 403 and 404 lists of
+// /api/v9/workspaces/{workspace_id}/reports/shared...).
+export const savedReportNotFound = (id: bigint | number) => notFound(`Report ID ${id} not found/accessible.`);
+export const savedReportNameBlank = () => badRequest("saved report name field can't be blank");
+export const savedReportFixedDaterangeBlank = () => badRequest("saved report fixed_daterange can't be blank");
+export const savedReportPublicBlank = () => badRequest("saved report public can't be blank");
+/** POST's wording. */
+export const savedReportTypeInvalid = () => badRequest("parameter report_type is invalid or blank");
+/** PUT's wording (the reference words it apart from POST's). */
+export const savedReportTypeInvalidOnUpdate = () => badRequest("parameter report_type invalid or blank");
+/** Parameters of a report's body that its report could not read (a list that is no list ...). */
+export const savedReportParamsInvalid = (message: string) => badRequest(`Invalid params: ${message}`);
+/** One report of a PUT of several, refused: `message` is the single PUT's text. */
+export const savedReportFailed = (id: bigint | number, message: string) => badRequest(`Report ID ${id} failed with: ${message}`);
+export const savedReportsMissing = (found: number, requested: number) => notFound(`Some IDs were not found: Only ${found} Saved Reports found for ${requested} given IDs.`);
+export const publicReportsAdminsOnly = () => forbidden("Public reports can be saved only by admins.");
+export const savedReportListParameterInvalid = (name: string) => badRequest(`Invalid parameter ${name}.`);
+/** A PUT of several whose body is no list of reports (the reference's first 400). */
+export const savedReportsJsonInvalid = () => badRequest("JSON is not valid");
+export const savedReportsTooMany = (max: number) => badRequest(`At most ${max} reports can be changed at once`);
+/** One report of a PUT of several that the codec or the declared limits refuse: their message. */
+export const savedReportInputInvalid = (message: string) => badRequest(message);
+
+// Running a saved report (/reports/api/v3/shared/{report_token}): the reference's texts.
+/** No report has the token, or a private one the caller may not run (the same answer: a token tells nothing more). */
+export const sharedReportTokenInvalid = () => forbidden("Invalid token");
+export const sharedReportOwnerGone = () => forbidden("Workspace was not found or the report's owner is no longer active on it");
+export const sharedReportTypeMissing = () => badRequest("report_type does not exist in params");
+export const sharedReportPeriodUnsupported = () => badRequest("The report period is not supported");
+
+// Scheduled reports (scheduled-reports/): the reference's texts.
+export const scheduledReportNotFound = () => notFound("Scheduled report not found.");
+export const bookmarkNotFound = () => badRequest("Bookmark not found.");
+export const recipientsUnusable = () => badRequest("Unable to use all requested recipients.");
+export const noUsableRecipients = () => badRequest("No usable recipients found.");
+export const scheduleFrequencyInvalid = () => badRequest("Invalid scheduled report frequency. Must be one of: 1 (daily), 7 (weekly) or 30 (monthly).");
+
+// Favorites (favorites/): the reference's texts (its 400 and 403 lists of /me/favorites).
+export const favoriteParameterInvalid = (parameter: string) => badRequest(`the parameter '${parameter}' is invalid`);
+export const favoriteAttributesInvalid = (attributes: string) => badRequest(`favorite attributes are not valid: ${attributes}`);
+export const favoriteConstraintsUnmet = (constraints: string) => badRequest(`favorite constraints were not met: ${constraints}`);
+export const favoriteResourcesDenied = (userId: bigint, resources: string) => forbidden(`user ${userId} has no access to all resources: ${resources}`);
+/** Not there, or already deleted. */
+export const favoriteIdInvalid = (id: bigint) => badRequest(`${id} given favorite ID is invalid`);
+export const favoriteNotOwned = (userId: bigint, id: bigint) => forbidden(`user ${userId} is not the owner of favorite ID ${id}`);
+
+// Bulk reads and changes by id lists (issue 22, part B2): clients' data, tags' bulk delete, tasks' bulk patch.
+export const clientIdsInvalid = () => badRequest("Invalid client_ids");
+export const tagIdsNotInWorkspace = () => badRequest("Some tag IDs do not belong to workspace.");
+export const INVALID_TASK_IDS = "Invalid value as task IDs";
+
+// Projects' pins, periods and statistics (issue 22, part B2).
+export const projectNotAccessible = () => notFound("Project not found/accessible");
+export const pinLimitPaid = (max: number) => forbidden(`Cannot pin more projects: Max ${max} pins for paid plans`);
+export const pinLimitFree = () => forbidden("Cannot pin more projects: Max 1 pin for free plans");
+export const periodsRangeInvalid = () => badRequest("end_date must not be before start_date");
+
+// Goals (goals/): the reference's texts where it has them (its 400, 403 and 404 of
+// /workspaces/{workspace_id}/goals); the field rules' own where it is silent.
+export const goalNotFound = () => notFound("goal not found for this user");
+export const goalNotAccessible = () => badRequest("Goal not found or not accessible by the user");
+export const goalNotDeletable = () => badRequest("Goal already deleted or was not created by this user");
+export const goalResourcesDenied = () => forbidden("User doesn't belong to given workspace, project or task. It also fails if project or task don't belong to workspace");
+export const teamGoalsDenied = () => forbidden("User has no access to team goals feature");
+export const goalFieldRequired = (field: string) => badRequest(`${field} is required`);
+export const goalFieldChoice = (field: string, allowed: readonly string[]) => badRequest(`${field} must be one of ${allowed.join(", ")}`);
+export const goalTargetInvalid = () => badRequest("target_seconds must be greater than 0");
+export const goalTagsInvalid = () => badRequest("tag_ids must be tags of the workspace");
+export const goalNotifiedAtInvalid = () => badRequest("last_notified_at must be an RFC 3339 time");
+
+// iCal (ical/): the reference's texts.
+export const calendarNotFound = () => notFound("Not found");
+export const calendarPaidFeature = () => forbidden("Paid feature");
+
+// Rates (rates/): the reference's texts where it has them.
+export const ratePayloadMissing = () => badRequest("Request payload must be informed");
+export const rateLevelInvalid = () => badRequest("Invalid level: it should be workspace, workspace_user, project, project_user or task");
+/** Workspace and workspace user rates are the accounts service's; this service keeps the others. */
+export const rateLevelElsewhere = (level: string) => badRequest(`Rates of level ${level} are not available here`);
+export const rateEntityInvalid = () => badRequest("Invalid entity ID");
+export const rateTaskMissing = () => badRequest("Task not found in workspace");
+export const rateAmountInvalid = () => badRequest("amount must be greater than 0");
+export const rateTypeInvalid = () => badRequest("type must be one of billable_rates, labor_rates");
+export const rateModeOrStartMissing = () => badRequest("mode or start must be informed");
+export const rateModeInvalid = () => badRequest("mode must be one of override-all, override-current, start-today");
+export const rateStartInvalid = () => badRequest("start must be a valid date time");
+export const rateAccessDenied = () => forbidden("User cannot access billable rate(s).");
+
+// Timesheets (timesheets/): the reference's texts (the 400, 403 and 404 lists of
+// /workspaces/{workspace_id}/timesheet_setups and .../timesheets).
+export const timesheetInvalidUserId = () => badRequest("Invalid user ID");
+export const timesheetTooManyUserIds = () => badRequest("Too many user IDs");
+export const timesheetInvalidDate = () => badRequest("Invalid date");
+export const timesheetInvalidPeriodicity = () => badRequest("Invalid periodicity");
+export const timesheetUserNotInWorkspace = () => badRequest("User not in workspace");
+export const timesheetApproverNotAdmin = () => badRequest("User is not an admin in the workspace");
+export const timesheetApproverIsMember = () => badRequest("Approver cannot be member");
+export const timesheetMemberHasSetup = () => badRequest("Member already has a timesheet setup");
+export const timesheetEndDatePeriodicity = () => badRequest("End date must respect periodicity");
+export const timesheetSetupNotFound = () => notFound("Timesheet setup was not found");
+export const timesheetSetupIdInvalid = () => badRequest("Invalid setup ID");
+export const timesheetSetupInUse = () => badRequest("Failed to delete timesheet setup, member has approved, rejected or submitted timesheets");
+export const timesheetInvalidId = () => badRequest("Invalid ID");
+export const timesheetInvalidStatus = () => badRequest("Invalid status");
+export const timesheetCommentNotRejection = () => badRequest("Invalid status for rejection comment");
+export const timesheetInvalidTransition = () => badRequest("Invalid timesheet transition");
+export const timesheetDenied = () => forbidden("User does not have access to this resource");
+/** A reminder day or time the setup cannot read (the reference is silent). */
+export const timesheetReminderInvalid = (field: string) => badRequest(`Invalid ${field}`);
+/** A batch body that is no array of timesheets (the reference is silent). */
+export const timesheetBodyInvalid = (most: number) => badRequest(`Expected an array of at most ${most} timesheets`);
+
+// Time entry invitations (time-entry-invitations/): the reference's texts where it has them.
+export const invitationIdInvalid = () => badRequest("invalid time_entry_invitation_id");
+export const invitationActionInvalid = () => badRequest("Invalid action: expected accept or reject");
+export const sharingWorkspaceInvalid = () => badRequest("Invalid workspace");
+/** A body that is no array of {time_entry_id, workspace_id} (the reference is silent). */
+export const sharingBodyInvalid = () => badRequest("Expected an array of {time_entry_id, workspace_id}");

@@ -7,31 +7,39 @@ import { migrations } from "./migrations.js";
 import { trackingRoutes } from "./routes.js";
 import { trackingAccess } from "./scope.js";
 import { ReminderScheduler } from "./reminders/scheduler.js";
+import { ScheduledReportScheduler } from "./scheduled-reports/scheduler.js";
+import { SecretBox } from "../../lib/secret-box.js";
 
-/** The tracking service as tests see it: its reminder scheduler can be run at once. */
+/** The tracking service as tests see it: its reminder and scheduled report schedulers can be run at once. */
 export interface TrackingService extends ServiceInstance {
   reminders: ReminderScheduler;
+  scheduledReports: ScheduledReportScheduler;
 }
 
-/** The tracking service: clients, projects, tasks, tags, project users and groups, time entries, alerts, track reminders. */
+/** The tracking service: clients, projects, tasks, tags, project users and groups, time entries, alerts, track reminders, saved and scheduled reports. */
 export const createTrackingService = async (deps: ServiceDeps): Promise<TrackingService> => {
   const storage = await ServiceStorage.open(deps, "tracking", migrations, { mail: true });
   const gate = new WorkspaceGate(deps.directory, deps.clock);
   const identity = deps.directory.peerClient("accounts", IdentityService);
   const reminders = new ReminderScheduler(storage, identity, deps);
+  const box = new SecretBox(deps.config.encryptionKey);
+  const scheduledReports = new ScheduledReportScheduler(storage, identity, { clock: deps.clock, log: deps.log, box, publicUrl: deps.config.publicUrl });
   return {
     name: "tracking",
-    routes: trackingRoutes({ storage, clock: deps.clock, identity }),
+    routes: trackingRoutes({ storage, clock: deps.clock, identity, box }),
     access: accessInterceptor(trackingAccess(gate, storage.db, identity)),
     ready: () => storage.ready(),
     start: async () => {
       storage.startRelay();
       storage.startMailer();
       reminders.start();
+      scheduledReports.start();
     },
     reminders,
+    scheduledReports,
     close: async () => {
       await reminders.stop();
+      await scheduledReports.stop();
       await storage.close();
     },
   };

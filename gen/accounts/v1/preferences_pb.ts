@@ -13,7 +13,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file accounts/v1/preferences.proto.
  */
 export const file_accounts_v1_preferences: GenFile = /*@__PURE__*/
-  fileDesc("Ch1hY2NvdW50cy92MS9wcmVmZXJlbmNlcy5wcm90bxILYWNjb3VudHMudjEiFwoVR2V0UHJlZmVyZW5jZXNSZXF1ZXN0IkYKFkdldFByZWZlcmVuY2VzUmVzcG9uc2USLAoLcHJlZmVyZW5jZXMYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IlEKGFVwZGF0ZVByZWZlcmVuY2VzUmVxdWVzdBI1CgtwcmVmZXJlbmNlcxgBIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUIIsrsYBAjAmgwiGwoZVXBkYXRlUHJlZmVyZW5jZXNSZXNwb25zZSJTChtHZXRDbGllbnRQcmVmZXJlbmNlc1JlcXVlc3QSFgoGY2xpZW50GAEgASgJQgayuxgCCDISHAoFc2luY2UYAiABKANCDbK7GAkQABj/gtH/rwciTAocR2V0Q2xpZW50UHJlZmVyZW5jZXNSZXNwb25zZRIsCgtwcmVmZXJlbmNlcxgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3Qy9gMKEVByZWZlcmVuY2VTZXJ2aWNlEo8BCg5HZXRQcmVmZXJlbmNlcxIiLmFjY291bnRzLnYxLkdldFByZWZlcmVuY2VzUmVxdWVzdBojLmFjY291bnRzLnYxLkdldFByZWZlcmVuY2VzUmVzcG9uc2UiNKK7GCoKA0dFVBIWL2FwaS92OS9tZS9wcmVmZXJlbmNlcyoLcHJlZmVyZW5jZXO6uxgCCAISmwEKEVVwZGF0ZVByZWZlcmVuY2VzEiUuYWNjb3VudHMudjEuVXBkYXRlUHJlZmVyZW5jZXNSZXF1ZXN0GiYuYWNjb3VudHMudjEuVXBkYXRlUHJlZmVyZW5jZXNSZXNwb25zZSI3orsYLQoEUE9TVBIWL2FwaS92OS9tZS9wcmVmZXJlbmNlcyILcHJlZmVyZW5jZXNQAbq7GAIIAhKqAQoUR2V0Q2xpZW50UHJlZmVyZW5jZXMSKC5hY2NvdW50cy52MS5HZXRDbGllbnRQcmVmZXJlbmNlc1JlcXVlc3QaKS5hY2NvdW50cy52MS5HZXRDbGllbnRQcmVmZXJlbmNlc1Jlc3BvbnNlIj2iuxgzCgNHRVQSHy9hcGkvdjkvbWUvcHJlZmVyZW5jZXMve2NsaWVudH0qC3ByZWZlcmVuY2VzursYAggCGgSouxgCYgZwcm90bzM", [file_gateway_v1_annotations, file_google_protobuf_struct]);
+  fileDesc("Ch1hY2NvdW50cy92MS9wcmVmZXJlbmNlcy5wcm90bxILYWNjb3VudHMudjEiFwoVR2V0UHJlZmVyZW5jZXNSZXF1ZXN0IkYKFkdldFByZWZlcmVuY2VzUmVzcG9uc2USLAoLcHJlZmVyZW5jZXMYASABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IlEKGFVwZGF0ZVByZWZlcmVuY2VzUmVxdWVzdBI1CgtwcmVmZXJlbmNlcxgBIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUIIsrsYBAjAmgwiGwoZVXBkYXRlUHJlZmVyZW5jZXNSZXNwb25zZSJTChtHZXRDbGllbnRQcmVmZXJlbmNlc1JlcXVlc3QSFgoGY2xpZW50GAEgASgJQgayuxgCCDISHAoFc2luY2UYAiABKANCDbK7GAkQABj/gtH/rwciTAocR2V0Q2xpZW50UHJlZmVyZW5jZXNSZXNwb25zZRIsCgtwcmVmZXJlbmNlcxgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QibwoeVXBkYXRlQ2xpZW50UHJlZmVyZW5jZXNSZXF1ZXN0EhYKBmNsaWVudBgBIAEoCUIGsrsYAggyEjUKC3ByZWZlcmVuY2VzGAIgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlQgiyuxgECMCaDCIhCh9VcGRhdGVDbGllbnRQcmVmZXJlbmNlc1Jlc3BvbnNlMq8FChFQcmVmZXJlbmNlU2VydmljZRKPAQoOR2V0UHJlZmVyZW5jZXMSIi5hY2NvdW50cy52MS5HZXRQcmVmZXJlbmNlc1JlcXVlc3QaIy5hY2NvdW50cy52MS5HZXRQcmVmZXJlbmNlc1Jlc3BvbnNlIjSiuxgqCgNHRVQSFi9hcGkvdjkvbWUvcHJlZmVyZW5jZXMqC3ByZWZlcmVuY2VzursYAggCEpsBChFVcGRhdGVQcmVmZXJlbmNlcxIlLmFjY291bnRzLnYxLlVwZGF0ZVByZWZlcmVuY2VzUmVxdWVzdBomLmFjY291bnRzLnYxLlVwZGF0ZVByZWZlcmVuY2VzUmVzcG9uc2UiN6K7GC0KBFBPU1QSFi9hcGkvdjkvbWUvcHJlZmVyZW5jZXMiC3ByZWZlcmVuY2VzUAG6uxgCCAISqgEKFEdldENsaWVudFByZWZlcmVuY2VzEiguYWNjb3VudHMudjEuR2V0Q2xpZW50UHJlZmVyZW5jZXNSZXF1ZXN0GikuYWNjb3VudHMudjEuR2V0Q2xpZW50UHJlZmVyZW5jZXNSZXNwb25zZSI9orsYMwoDR0VUEh8vYXBpL3Y5L21lL3ByZWZlcmVuY2VzL3tjbGllbnR9KgtwcmVmZXJlbmNlc7q7GAIIAhK2AQoXVXBkYXRlQ2xpZW50UHJlZmVyZW5jZXMSKy5hY2NvdW50cy52MS5VcGRhdGVDbGllbnRQcmVmZXJlbmNlc1JlcXVlc3QaLC5hY2NvdW50cy52MS5VcGRhdGVDbGllbnRQcmVmZXJlbmNlc1Jlc3BvbnNlIkCiuxg2CgRQT1NUEh8vYXBpL3Y5L21lL3ByZWZlcmVuY2VzL3tjbGllbnR9IgtwcmVmZXJlbmNlc1ABursYAggCGgSouxgCYgZwcm90bzM", [file_gateway_v1_annotations, file_google_protobuf_struct]);
 
 /**
  * @generated from message accounts.v1.GetPreferencesRequest
@@ -120,6 +120,43 @@ export const GetClientPreferencesResponseSchema: GenMessage<GetClientPreferences
   messageDesc(file_accounts_v1_preferences, 5);
 
 /**
+ * @generated from message accounts.v1.UpdateClientPreferencesRequest
+ */
+export type UpdateClientPreferencesRequest = Message<"accounts.v1.UpdateClientPreferencesRequest"> & {
+  /**
+   * @generated from field: string client = 1;
+   */
+  client: string;
+
+  /**
+   * As UpdatePreferencesRequest.preferences.
+   *
+   * @generated from field: google.protobuf.Value preferences = 2;
+   */
+  preferences?: Value | undefined;
+};
+
+/**
+ * Describes the message accounts.v1.UpdateClientPreferencesRequest.
+ * Use `create(UpdateClientPreferencesRequestSchema)` to create a new message.
+ */
+export const UpdateClientPreferencesRequestSchema: GenMessage<UpdateClientPreferencesRequest> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_preferences, 6);
+
+/**
+ * @generated from message accounts.v1.UpdateClientPreferencesResponse
+ */
+export type UpdateClientPreferencesResponse = Message<"accounts.v1.UpdateClientPreferencesResponse"> & {
+};
+
+/**
+ * Describes the message accounts.v1.UpdateClientPreferencesResponse.
+ * Use `create(UpdateClientPreferencesResponseSchema)` to create a new message.
+ */
+export const UpdateClientPreferencesResponseSchema: GenMessage<UpdateClientPreferencesResponse> = /*@__PURE__*/
+  messageDesc(file_accounts_v1_preferences, 7);
+
+/**
  * PreferenceService serves the caller's own preferences: the declared fields with their
  * defaults, the user's changes over them, and the alpha features switched on or off.
  * The field set is large and free-form, so the bodies are JSON objects checked against the
@@ -158,6 +195,17 @@ export const PreferenceService: GenService<{
     methodKind: "unary";
     input: typeof GetClientPreferencesRequestSchema;
     output: typeof GetClientPreferencesResponseSchema;
+  },
+  /**
+   * Changes the preferences as POST /me/preferences does, from a named client (web, desktop,
+   * mobile, extension: every client shares the one set of preferences); 200 with no body.
+   *
+   * @generated from rpc accounts.v1.PreferenceService.UpdateClientPreferences
+   */
+  updateClientPreferences: {
+    methodKind: "unary";
+    input: typeof UpdateClientPreferencesRequestSchema;
+    output: typeof UpdateClientPreferencesResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_accounts_v1_preferences, 0);

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gateway/v1/annotations.proto.
  */
 export const file_gateway_v1_annotations: GenFile = /*@__PURE__*/
-  fileDesc("ChxnYXRld2F5L3YxL2Fubm90YXRpb25zLnByb3RvEgpnYXRld2F5LnYxIvUCCgVSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIYChBhZGRpdGlvbmFsX3BhdGhzGAMgAygJEgwKBGJvZHkYBCABKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIOCgZzdGF0dXMYBiABKA0SFgoOc2Vzc2lvbl9jb29raWUYCCABKAkSHAoUY2xlYXJfc2Vzc2lvbl9jb29raWUYCSABKAgSEgoKZW1wdHlfYm9keRgKIAEoCBIQCghub19zdG9yZRgLIAEoCBIbChNyZXZva2VzX2NyZWRlbnRpYWxzGAwgASgIEkAKEHJlc3BvbnNlX2hlYWRlcnMYDSADKAsyJi5nYXRld2F5LnYxLlJvdXRlLlJlc3BvbnNlSGVhZGVyc0VudHJ5GjYKFFJlc3BvbnNlSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFKBAgHEAhSBnB1YmxpYyJ6CgtGaWVsZExpbWl0cxISCgptYXhfbGVuZ3RoGAEgASgNEhAKA21pbhgCIAEoA0gAiAEBEhAKA21heBgDIAEoA0gBiAEBEhEKCW1heF9pdGVtcxgEIAEoDRIQCgh0b29fbG9uZxgFIAEoCUIGCgRfbWluQgYKBF9tYXgiKgoHUmVmdXNhbBIOCgZzdGF0dXMYASABKA0SDwoHbWVzc2FnZRgCIAEoCSLSAQoGQWNjZXNzEiAKBXNjb3BlGAEgASgOMhEuZ2F0ZXdheS52MS5TY29wZRINCgVhZG1pbhgCIAEoCBIPCgdwcmVtaXVtGAMgASgIEiMKBmRlbmllZBgEIAEoCzITLmdhdGV3YXkudjEuUmVmdXNhbBImCglub3RfYWRtaW4YBSABKAsyEy5nYXRld2F5LnYxLlJlZnVzYWwSEwoLbm90X3ByZW1pdW0YBiABKAkSJAoHbWlzc2luZxgHIAEoCzITLmdhdGV3YXkudjEuUmVmdXNhbCpICgZGYW1pbHkSFgoSRkFNSUxZX1VOU1BFQ0lGSUVEEAASEQoNRkFNSUxZX0hJUklORxABEhMKD0ZBTUlMWV9UUkFDS0lORxACKpcBCgVTY29wZRIVChFTQ09QRV9VTlNQRUNJRklFRBAAEhAKDFNDT1BFX1BVQkxJQxABEg4KClNDT1BFX1VTRVIQAhITCg9TQ09QRV9XT1JLU1BBQ0UQAxIWChJTQ09QRV9PUkdBTklaQVRJT04QBBIUChBTQ09QRV9ISVJJTkdfS0VZEAUSEgoOU0NPUEVfSU5URVJOQUwQBjpJCgVyb3V0ZRIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLSHAyABKAsyES5nYXRld2F5LnYxLlJvdXRlUgVyb3V0ZTpNCgZmYW1pbHkSHy5nb29nbGUucHJvdG9idWYuU2VydmljZU9wdGlvbnMYtYcDIAEoDjISLmdhdGV3YXkudjEuRmFtaWx5UgZmYW1pbHk6UAoGbGltaXRzEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxi2hwMgASgLMhcuZ2F0ZXdheS52MS5GaWVsZExpbWl0c1IGbGltaXRzOkwKBmFjY2VzcxIeLmdvb2dsZS5wcm90b2J1Zi5NZXRob2RPcHRpb25zGLeHAyABKAsyEi5nYXRld2F5LnYxLkFjY2Vzc1IGYWNjZXNzYgZwcm90bzM", [file_google_protobuf_descriptor]);
+  fileDesc("ChxnYXRld2F5L3YxL2Fubm90YXRpb25zLnByb3RvEgpnYXRld2F5LnYxIpsDCgVSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIYChBhZGRpdGlvbmFsX3BhdGhzGAMgAygJEgwKBGJvZHkYBCABKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIOCgZzdGF0dXMYBiABKA0SFgoOc2Vzc2lvbl9jb29raWUYCCABKAkSHAoUY2xlYXJfc2Vzc2lvbl9jb29raWUYCSABKAgSEgoKZW1wdHlfYm9keRgKIAEoCBIQCghub19zdG9yZRgLIAEoCBIbChNyZXZva2VzX2NyZWRlbnRpYWxzGAwgASgIEkAKEHJlc3BvbnNlX2hlYWRlcnMYDSADKAsyJi5nYXRld2F5LnYxLlJvdXRlLlJlc3BvbnNlSGVhZGVyc0VudHJ5EiQKBGZpbGUYDiABKAsyFi5nYXRld2F5LnYxLkZpbGVBbnN3ZXIaNgoUUmVzcG9uc2VIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUoECAcQCFIGcHVibGljIjUKCkZpbGVBbnN3ZXISFAoMY29udGVudF90eXBlGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCSJ6CgtGaWVsZExpbWl0cxISCgptYXhfbGVuZ3RoGAEgASgNEhAKA21pbhgCIAEoA0gAiAEBEhAKA21heBgDIAEoA0gBiAEBEhEKCW1heF9pdGVtcxgEIAEoDRIQCgh0b29fbG9uZxgFIAEoCUIGCgRfbWluQgYKBF9tYXgiKgoHUmVmdXNhbBIOCgZzdGF0dXMYASABKA0SDwoHbWVzc2FnZRgCIAEoCSLvAQoGQWNjZXNzEiAKBXNjb3BlGAEgASgOMhEuZ2F0ZXdheS52MS5TY29wZRINCgVhZG1pbhgCIAEoCBIPCgdwcmVtaXVtGAMgASgIEiMKBmRlbmllZBgEIAEoCzITLmdhdGV3YXkudjEuUmVmdXNhbBImCglub3RfYWRtaW4YBSABKAsyEy5nYXRld2F5LnYxLlJlZnVzYWwSEwoLbm90X3ByZW1pdW0YBiABKAkSJAoHbWlzc2luZxgHIAEoCzITLmdhdGV3YXkudjEuUmVmdXNhbBIbChNjYWxsZXJfaWZfc2lnbmVkX2luGAggASgIKkgKBkZhbWlseRIWChJGQU1JTFlfVU5TUEVDSUZJRUQQABIRCg1GQU1JTFlfSElSSU5HEAESEwoPRkFNSUxZX1RSQUNLSU5HEAIqlwEKBVNjb3BlEhUKEVNDT1BFX1VOU1BFQ0lGSUVEEAASEAoMU0NPUEVfUFVCTElDEAESDgoKU0NPUEVfVVNFUhACEhMKD1NDT1BFX1dPUktTUEFDRRADEhYKElNDT1BFX09SR0FOSVpBVElPThAEEhQKEFNDT1BFX0hJUklOR19LRVkQBRISCg5TQ09QRV9JTlRFUk5BTBAGOkkKBXJvdXRlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYtIcDIAEoCzIRLmdhdGV3YXkudjEuUm91dGVSBXJvdXRlOk0KBmZhbWlseRIfLmdvb2dsZS5wcm90b2J1Zi5TZXJ2aWNlT3B0aW9ucxi1hwMgASgOMhIuZ2F0ZXdheS52MS5GYW1pbHlSBmZhbWlseTpQCgZsaW1pdHMSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGLaHAyABKAsyFy5nYXRld2F5LnYxLkZpZWxkTGltaXRzUgZsaW1pdHM6TAoGYWNjZXNzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYt4cDIAEoCzISLmdhdGV3YXkudjEuQWNjZXNzUgZhY2Nlc3NiBnByb3RvMw", [file_google_protobuf_descriptor]);
 
 /**
  * Route declares the REST endpoint the gateway serves for one RPC.
@@ -108,6 +108,18 @@ export type Route = Message<"gateway.v1.Route"> & {
    * @generated from field: map<string, string> response_headers = 13;
    */
   responseHeaders: { [key: string]: string };
+
+  /**
+   * The answer is a file, not JSON: the RPC is server-streaming and returns
+   * `stream gateway.v1.FileChunk` (gateway/v1/files.proto). The gateway streams the chunks'
+   * bytes into the HTTP answer as they come, with the declared Content-Type and
+   * `Content-Disposition: attachment`. What fails before the first bytes is the family's
+   * usual JSON error; a failure after them aborts the answer. `status` and `no_store` apply;
+   * the options that shape a JSON answer or touch credentials do not.
+   *
+   * @generated from field: gateway.v1.FileAnswer file = 14;
+   */
+  file?: FileAnswer | undefined;
 };
 
 /**
@@ -116,6 +128,37 @@ export type Route = Message<"gateway.v1.Route"> & {
  */
 export const RouteSchema: GenMessage<Route> = /*@__PURE__*/
   messageDesc(file_gateway_v1_annotations, 0);
+
+/**
+ * FileAnswer declares the file an RPC answers (Route.file).
+ *
+ * @generated from message gateway.v1.FileAnswer
+ */
+export type FileAnswer = Message<"gateway.v1.FileAnswer"> & {
+  /**
+   * The answer's Content-Type, e.g. "text/csv; charset=utf-8" or "application/pdf".
+   *
+   * @generated from field: string content_type = 1;
+   */
+  contentType: string;
+
+  /**
+   * The file name of `Content-Disposition: attachment; filename="..."`; `{field}` takes the
+   * value of the request field of that name (a scalar), e.g. "report_{workspace_id}.csv". A
+   * `FileChunk.file_name` that the stream sends before the first bytes replaces it (a name
+   * only the service knows, such as the resolved date range).
+   *
+   * @generated from field: string file_name = 2;
+   */
+  fileName: string;
+};
+
+/**
+ * Describes the message gateway.v1.FileAnswer.
+ * Use `create(FileAnswerSchema)` to create a new message.
+ */
+export const FileAnswerSchema: GenMessage<FileAnswer> = /*@__PURE__*/
+  messageDesc(file_gateway_v1_annotations, 1);
 
 /**
  * FieldLimits bounds a request field. Every service checks the limits of a request before its
@@ -171,7 +214,7 @@ export type FieldLimits = Message<"gateway.v1.FieldLimits"> & {
  * Use `create(FieldLimitsSchema)` to create a new message.
  */
 export const FieldLimitsSchema: GenMessage<FieldLimits> = /*@__PURE__*/
-  messageDesc(file_gateway_v1_annotations, 1);
+  messageDesc(file_gateway_v1_annotations, 2);
 
 /**
  * Refusal is what an access check answers when it refuses: an HTTP status and the API family's
@@ -198,7 +241,7 @@ export type Refusal = Message<"gateway.v1.Refusal"> & {
  * Use `create(RefusalSchema)` to create a new message.
  */
 export const RefusalSchema: GenMessage<Refusal> = /*@__PURE__*/
-  messageDesc(file_gateway_v1_annotations, 2);
+  messageDesc(file_gateway_v1_annotations, 3);
 
 /**
  * Access declares the scope an RPC acts in and what it requires there. Every RPC declares it (the
@@ -258,6 +301,15 @@ export type Access = Message<"gateway.v1.Access"> & {
    * @generated from field: gateway.v1.Refusal missing = 7;
    */
   missing?: Refusal | undefined;
+
+  /**
+   * SCOPE_PUBLIC only: the gateway hands on the caller's identity when the request carries valid
+   * credentials (a private saved report runs for its owner), and leaves the call anonymous when it
+   * carries none or wrong ones (a wrong one still counts as a failed sign-in of the address).
+   *
+   * @generated from field: bool caller_if_signed_in = 8;
+   */
+  callerIfSignedIn: boolean;
 };
 
 /**
@@ -265,7 +317,7 @@ export type Access = Message<"gateway.v1.Access"> & {
  * Use `create(AccessSchema)` to create a new message.
  */
 export const AccessSchema: GenMessage<Access> = /*@__PURE__*/
-  messageDesc(file_gateway_v1_annotations, 3);
+  messageDesc(file_gateway_v1_annotations, 4);
 
 /**
  * Family is the public API family a service's REST routes belong to. It decides the

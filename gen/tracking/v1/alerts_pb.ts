@@ -11,7 +11,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tracking/v1/alerts.proto.
  */
 export const file_tracking_v1_alerts: GenFile = /*@__PURE__*/
-  fileDesc("Chh0cmFja2luZy92MS9hbGVydHMucHJvdG8SC3RyYWNraW5nLnYxIisKCkFsZXJ0RXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJIrYCCgVBbGVydBIKCgJpZBgBIAEoAxILCgN3aWQYAiABKAMSFwoKcHJvamVjdF9pZBgDIAEoA0gAiAEBEhMKC29iamVjdF90eXBlGAQgASgFEhMKC3NvdXJjZV9raW5kGAUgASgJEhYKDnRocmVzaG9sZF90eXBlGAYgASgJEhEKCXRocmVzaG9sZBgHIAEoAxISCgp0aHJlc2hvbGRzGAggASgJEhEKCXJlY2VpdmVycxgJIAEoBRIWCg5yZWNlaXZlcl9yb2xlcxgKIAEoCRIWCg5yZWNlaXZlcl91c2VycxgLIAEoCRIXCg9yZWNlaXZlcl9ncm91cHMYDCABKAkSJwoGZXJyb3JzGA0gAygLMhcudHJhY2tpbmcudjEuQWxlcnRFcnJvckINCgtfcHJvamVjdF9pZCIpChFMaXN0QWxlcnRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMiOAoSTGlzdEFsZXJ0c1Jlc3BvbnNlEiIKBmFsZXJ0cxgBIAMoCzISLnRyYWNraW5nLnYxLkFsZXJ0Ir8DChJDcmVhdGVBbGVydFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDEiAKC3NvdXJjZV9raW5kGAIgASgJQgayuxgCCGRIAIgBARImCgpwcm9qZWN0X2lkGAMgASgDQg2yuxgJGP////////8PSAGIAQESIwoOdGhyZXNob2xkX3R5cGUYBCABKAlCBrK7GAIIZEgCiAEBEi4KCnRocmVzaG9sZHMYBSADKANCGrK7GBYQgYCAgICAgPD/ARj/////////DyAUEiAKDnJlY2VpdmVyX3JvbGVzGAYgAygJQgiyuxgECGQgFBIoCg5yZWNlaXZlcl91c2VycxgHIAMoA0IQsrsYDBj/////////DyDIARIsCgtvYmplY3RfdHlwZRgIIAEoBUISsrsYDhCY+P////////8BGOgHSAOIAQESKgoJcmVjZWl2ZXJzGAkgASgFQhKyuxgOEJj4/////////wEY6AdIBIgBAUIOCgxfc291cmNlX2tpbmRCDQoLX3Byb2plY3RfaWRCEQoPX3RocmVzaG9sZF90eXBlQg4KDF9vYmplY3RfdHlwZUIMCgpfcmVjZWl2ZXJzIjgKE0NyZWF0ZUFsZXJ0UmVzcG9uc2USIQoFYWxlcnQYASABKAsyEi50cmFja2luZy52MS5BbGVydCI8ChJEZWxldGVBbGVydFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDEhAKCGFsZXJ0X2lkGAIgASgDIhUKE0RlbGV0ZUFsZXJ0UmVzcG9uc2Uy5AMKDEFsZXJ0U2VydmljZRKSAQoKTGlzdEFsZXJ0cxIeLnRyYWNraW5nLnYxLkxpc3RBbGVydHNSZXF1ZXN0Gh8udHJhY2tpbmcudjEuTGlzdEFsZXJ0c1Jlc3BvbnNlIkOiuxg3CgNHRVQSKC9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9hbGVydHMqBmFsZXJ0c7q7GAQIAxABEpgBCgtDcmVhdGVBbGVydBIfLnRyYWNraW5nLnYxLkNyZWF0ZUFsZXJ0UmVxdWVzdBogLnRyYWNraW5nLnYxLkNyZWF0ZUFsZXJ0UmVzcG9uc2UiRqK7GDoKBFBPU1QSKC9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9hbGVydHMiASoqBWFsZXJ0ursYBAgDEAESnQEKC0RlbGV0ZUFsZXJ0Eh8udHJhY2tpbmcudjEuRGVsZXRlQWxlcnRSZXF1ZXN0GiAudHJhY2tpbmcudjEuRGVsZXRlQWxlcnRSZXNwb25zZSJLorsYPwoGREVMRVRFEjMvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vYWxlcnRzL3thbGVydF9pZH1QAbq7GAQIAxABGgSouxgCYgZwcm90bzM", [file_gateway_v1_annotations]);
+  fileDesc("Chh0cmFja2luZy92MS9hbGVydHMucHJvdG8SC3RyYWNraW5nLnYxIisKCkFsZXJ0RXJyb3ISDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJIrYCCgVBbGVydBIKCgJpZBgBIAEoAxILCgN3aWQYAiABKAMSFwoKcHJvamVjdF9pZBgDIAEoA0gAiAEBEhMKC29iamVjdF90eXBlGAQgASgFEhMKC3NvdXJjZV9raW5kGAUgASgJEhYKDnRocmVzaG9sZF90eXBlGAYgASgJEhEKCXRocmVzaG9sZBgHIAEoAxISCgp0aHJlc2hvbGRzGAggASgJEhEKCXJlY2VpdmVycxgJIAEoBRIWCg5yZWNlaXZlcl9yb2xlcxgKIAEoCRIWCg5yZWNlaXZlcl91c2VycxgLIAEoCRIXCg9yZWNlaXZlcl9ncm91cHMYDCABKAkSJwoGZXJyb3JzGA0gAygLMhcudHJhY2tpbmcudjEuQWxlcnRFcnJvckINCgtfcHJvamVjdF9pZCIpChFMaXN0QWxlcnRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMiOAoSTGlzdEFsZXJ0c1Jlc3BvbnNlEiIKBmFsZXJ0cxgBIAMoCzISLnRyYWNraW5nLnYxLkFsZXJ0Ir8DChJDcmVhdGVBbGVydFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDEiAKC3NvdXJjZV9raW5kGAIgASgJQgayuxgCCGRIAIgBARImCgpwcm9qZWN0X2lkGAMgASgDQg2yuxgJGP////////8PSAGIAQESIwoOdGhyZXNob2xkX3R5cGUYBCABKAlCBrK7GAIIZEgCiAEBEi4KCnRocmVzaG9sZHMYBSADKANCGrK7GBYQgYCAgICAgPD/ARj/////////DyAUEiAKDnJlY2VpdmVyX3JvbGVzGAYgAygJQgiyuxgECGQgFBIoCg5yZWNlaXZlcl91c2VycxgHIAMoA0IQsrsYDBj/////////DyDIARIsCgtvYmplY3RfdHlwZRgIIAEoBUISsrsYDhCY+P////////8BGOgHSAOIAQESKgoJcmVjZWl2ZXJzGAkgASgFQhKyuxgOEJj4/////////wEY6AdIBIgBAUIOCgxfc291cmNlX2tpbmRCDQoLX3Byb2plY3RfaWRCEQoPX3RocmVzaG9sZF90eXBlQg4KDF9vYmplY3RfdHlwZUIMCgpfcmVjZWl2ZXJzIjgKE0NyZWF0ZUFsZXJ0UmVzcG9uc2USIQoFYWxlcnQYASABKAsyEi50cmFja2luZy52MS5BbGVydCI8ChJEZWxldGVBbGVydFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDEhAKCGFsZXJ0X2lkGAIgASgDIhUKE0RlbGV0ZUFsZXJ0UmVzcG9uc2Ui0QMKElVwZGF0ZUFsZXJ0UmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSEAoIYWxlcnRfaWQYAiABKAMSIAoLc291cmNlX2tpbmQYAyABKAlCBrK7GAIIZEgAiAEBEiYKCnByb2plY3RfaWQYBCABKANCDbK7GAkY/////////w9IAYgBARIjCg50aHJlc2hvbGRfdHlwZRgFIAEoCUIGsrsYAghkSAKIAQESLgoKdGhyZXNob2xkcxgGIAMoA0IasrsYFhCBgICAgICA8P8BGP////////8PIBQSIAoOcmVjZWl2ZXJfcm9sZXMYByADKAlCCLK7GAQIZCAUEigKDnJlY2VpdmVyX3VzZXJzGAggAygDQhCyuxgMGP////////8PIMgBEiwKC29iamVjdF90eXBlGAkgASgFQhKyuxgOEJj4/////////wEY6AdIA4gBARIqCglyZWNlaXZlcnMYCiABKAVCErK7GA4QmPj/////////ARjoB0gEiAEBQg4KDF9zb3VyY2Vfa2luZEINCgtfcHJvamVjdF9pZEIRCg9fdGhyZXNob2xkX3R5cGVCDgoMX29iamVjdF90eXBlQgwKCl9yZWNlaXZlcnMiOAoTVXBkYXRlQWxlcnRSZXNwb25zZRIhCgVhbGVydBgBIAEoCzISLnRyYWNraW5nLnYxLkFsZXJ0MokFCgxBbGVydFNlcnZpY2USkgEKCkxpc3RBbGVydHMSHi50cmFja2luZy52MS5MaXN0QWxlcnRzUmVxdWVzdBofLnRyYWNraW5nLnYxLkxpc3RBbGVydHNSZXNwb25zZSJDorsYNwoDR0VUEigvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vYWxlcnRzKgZhbGVydHO6uxgECAMQARKYAQoLQ3JlYXRlQWxlcnQSHy50cmFja2luZy52MS5DcmVhdGVBbGVydFJlcXVlc3QaIC50cmFja2luZy52MS5DcmVhdGVBbGVydFJlc3BvbnNlIkaiuxg6CgRQT1NUEigvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vYWxlcnRzIgEqKgVhbGVydLq7GAQIAxABEp0BCgtEZWxldGVBbGVydBIfLnRyYWNraW5nLnYxLkRlbGV0ZUFsZXJ0UmVxdWVzdBogLnRyYWNraW5nLnYxLkRlbGV0ZUFsZXJ0UmVzcG9uc2UiS6K7GD8KBkRFTEVURRIzL2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L2FsZXJ0cy97YWxlcnRfaWR9UAG6uxgECAMQARKiAQoLVXBkYXRlQWxlcnQSHy50cmFja2luZy52MS5VcGRhdGVBbGVydFJlcXVlc3QaIC50cmFja2luZy52MS5VcGRhdGVBbGVydFJlc3BvbnNlIlCiuxhECgNQVVQSMy9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9hbGVydHMve2FsZXJ0X2lkfSIBKioFYWxlcnS6uxgECAMQARoEqLsYAmIGcHJvdG8z", [file_gateway_v1_annotations]);
 
 /**
  * One problem found when the alert was last evaluated (none: alerts are not evaluated yet).
@@ -270,6 +270,85 @@ export const DeleteAlertResponseSchema: GenMessage<DeleteAlertResponse> = /*@__P
   messageDesc(file_tracking_v1_alerts, 7);
 
 /**
+ * @generated from message tracking.v1.UpdateAlertRequest
+ */
+export type UpdateAlertRequest = Message<"tracking.v1.UpdateAlertRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+
+  /**
+   * @generated from field: int64 alert_id = 2;
+   */
+  alertId: bigint;
+
+  /**
+   * @generated from field: optional string source_kind = 3;
+   */
+  sourceKind?: string | undefined;
+
+  /**
+   * @generated from field: optional int64 project_id = 4;
+   */
+  projectId?: bigint | undefined;
+
+  /**
+   * @generated from field: optional string threshold_type = 5;
+   */
+  thresholdType?: string | undefined;
+
+  /**
+   * @generated from field: repeated int64 thresholds = 6;
+   */
+  thresholds: bigint[];
+
+  /**
+   * @generated from field: repeated string receiver_roles = 7;
+   */
+  receiverRoles: string[];
+
+  /**
+   * @generated from field: repeated int64 receiver_users = 8;
+   */
+  receiverUsers: bigint[];
+
+  /**
+   * @generated from field: optional int32 object_type = 9;
+   */
+  objectType?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 receivers = 10;
+   */
+  receivers?: number | undefined;
+};
+
+/**
+ * Describes the message tracking.v1.UpdateAlertRequest.
+ * Use `create(UpdateAlertRequestSchema)` to create a new message.
+ */
+export const UpdateAlertRequestSchema: GenMessage<UpdateAlertRequest> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_alerts, 8);
+
+/**
+ * @generated from message tracking.v1.UpdateAlertResponse
+ */
+export type UpdateAlertResponse = Message<"tracking.v1.UpdateAlertResponse"> & {
+  /**
+   * @generated from field: tracking.v1.Alert alert = 1;
+   */
+  alert?: Alert | undefined;
+};
+
+/**
+ * Describes the message tracking.v1.UpdateAlertResponse.
+ * Use `create(UpdateAlertResponseSchema)` to create a new message.
+ */
+export const UpdateAlertResponseSchema: GenMessage<UpdateAlertResponse> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_alerts, 9);
+
+/**
  * AlertService stores a workspace's alerts (workspace admins only). Alerts are stored, listed
  * and deleted; nothing evaluates them or sends them yet.
  *
@@ -299,6 +378,16 @@ export const AlertService: GenService<{
     methodKind: "unary";
     input: typeof DeleteAlertRequestSchema;
     output: typeof DeleteAlertResponseSchema;
+  },
+  /**
+   * Replaces an alert's settings with the body's (the fields and checks of CreateAlert).
+   *
+   * @generated from rpc tracking.v1.AlertService.UpdateAlert
+   */
+  updateAlert: {
+    methodKind: "unary";
+    input: typeof UpdateAlertRequestSchema;
+    output: typeof UpdateAlertResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tracking_v1_alerts, 0);

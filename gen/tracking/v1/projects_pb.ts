@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tracking/v1/projects.proto.
  */
 export const file_tracking_v1_projects: GenFile = /*@__PURE__*/
-  fileDesc("Chp0cmFja2luZy92MS9wcm9qZWN0cy5wcm90bxILdHJhY2tpbmcudjEiggIKGlJlY3VycmluZ1Byb2plY3RQYXJhbWV0ZXJzEhoKDWN1c3RvbV9wZXJpb2QYASABKANIAIgBARIeChFlc3RpbWF0ZWRfc2Vjb25kcxgCIAEoA0gBiAEBEh8KEnBhcmFtZXRlcl9lbmRfZGF0ZRgDIAEoCUgCiAEBEhwKFHBhcmFtZXRlcl9zdGFydF9kYXRlGAQgASgJEg4KBnBlcmlvZBgFIAEoCRIaChJwcm9qZWN0X3N0YXJ0X2RhdGUYBiABKAlCEAoOX2N1c3RvbV9wZXJpb2RCFAoSX2VzdGltYXRlZF9zZWNvbmRzQhUKE19wYXJhbWV0ZXJfZW5kX2RhdGUiNQoNUHJvamVjdFBlcmlvZBISCgpzdGFydF9kYXRlGAEgASgJEhAKCGVuZF9kYXRlGAIgASgJIu4ICgdQcm9qZWN0EgoKAmlkGAEgASgDEhQKDHdvcmtzcGFjZV9pZBgCIAEoAxILCgN3aWQYAyABKAMSFgoJY2xpZW50X2lkGAQgASgDSACIAQESEAoDY2lkGAUgASgDSAGIAQESDAoEbmFtZRgGIAEoCRISCgppc19wcml2YXRlGAcgASgIEg4KBmFjdGl2ZRgIIAEoCBImCgJhdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoRc2VydmVyX2RlbGV0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWNvbG9yGAwgASgJEhUKCGJpbGxhYmxlGA0gASgISAKIAQESFQoIdGVtcGxhdGUYDiABKAhIA4gBARIbCg5hdXRvX2VzdGltYXRlcxgPIAEoCEgEiAEBEhwKD2VzdGltYXRlZF9ob3VycxgQIAEoA0gFiAEBEh4KEWVzdGltYXRlZF9zZWNvbmRzGBEgASgDSAaIAQESEQoEcmF0ZRgSIAEoAUgHiAEBEjUKEXJhdGVfbGFzdF91cGRhdGVkGBMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCghjdXJyZW5jeRgUIAEoCUgIiAEBEhEKCXJlY3VycmluZxgVIAEoCBIYCgt0ZW1wbGF0ZV9pZBgWIAEoA0gJiAEBEkUKFHJlY3VycmluZ19wYXJhbWV0ZXJzGBcgAygLMicudHJhY2tpbmcudjEuUmVjdXJyaW5nUHJvamVjdFBhcmFtZXRlcnMSMgoOY3VycmVudF9wZXJpb2QYGCABKAsyGi50cmFja2luZy52MS5Qcm9qZWN0UGVyaW9kEhYKCWZpeGVkX2ZlZRgZIAEoAUgKiAEBEhkKDGFjdHVhbF9ob3VycxgaIAEoA0gLiAEBEhsKDmFjdHVhbF9zZWNvbmRzGBsgASgDSAyIAQESEgoKc3RhcnRfZGF0ZRgcIAEoCRIVCghlbmRfZGF0ZRgdIAEoCUgNiAEBEg4KBnN0YXR1cxgeIAEoCRIYCgtwZXJtaXNzaW9ucxgfIAEoCUgOiAEBEhEKCWlzX3NoYXJlZBggIAEoCBIOCgZwaW5uZWQYISABKAhCDAoKX2NsaWVudF9pZEIGCgRfY2lkQgsKCV9iaWxsYWJsZUILCglfdGVtcGxhdGVCEQoPX2F1dG9fZXN0aW1hdGVzQhIKEF9lc3RpbWF0ZWRfaG91cnNCFAoSX2VzdGltYXRlZF9zZWNvbmRzQgcKBV9yYXRlQgsKCV9jdXJyZW5jeUIOCgxfdGVtcGxhdGVfaWRCDAoKX2ZpeGVkX2ZlZUIPCg1fYWN0dWFsX2hvdXJzQhEKD19hY3R1YWxfc2Vjb25kc0ILCglfZW5kX2RhdGVCDgoMX3Blcm1pc3Npb25zIo8BChhSZWN1cnJpbmdQYXJhbWV0ZXJzSW5wdXQSJQoNY3VzdG9tX3BlcmlvZBgBIAEoA0IJsrsYBRABGJBOSACIAQESFgoGcGVyaW9kGAIgASgJQgayuxgCCGQSIgoScHJvamVjdF9zdGFydF9kYXRlGAMgASgJQgayuxgCCGRCEAoOX2N1c3RvbV9wZXJpb2QijgkKDFByb2plY3RJbnB1dBITCgZhY3RpdmUYASABKAhIAIgBARIbCg5hdXRvX2VzdGltYXRlcxgCIAEoCEgBiAEBEhUKCGJpbGxhYmxlGAMgASgISAKIAQESHwoDY2lkGAQgASgDQg2yuxgJGP////////8PSAOIAQESJQoJY2xpZW50X2lkGAUgASgDQg2yuxgJGP////////8PSASIAQESRQoLY2xpZW50X25hbWUYBiABKAlCK7K7GCcIZCojQ2xpZW50IG5hbWUgbWF4aW11bSBsZW5ndGggaXMge21heH1IBYgBARIaCgVjb2xvchgHIAEoCUIGsrsYAghkSAaIAQESHQoIY3VycmVuY3kYCCABKAlCBrK7GAIIZEgHiAEBEh0KCGVuZF9kYXRlGAkgASgJQgayuxgCCGRICIgBARIqCg9lc3RpbWF0ZWRfaG91cnMYCiABKANCDLK7GAgQABiAlOvcA0gJiAEBEiUKCWZpeGVkX2ZlZRgLIAEoAUINsrsYCRAAGICglKWNHUgKiAEBEhcKCmlzX3ByaXZhdGUYDCABKAhIC4gBARIWCglpc19zaGFyZWQYDSABKAhIDIgBARJJCgRuYW1lGA4gASgJQjayuxgyCP8BKi1Qcm9qZWN0IG5hbWUgbXVzdCBiZSBhdCBtb3N0IHttYXh9IGNoYXJhY3RlcnNIDYgBARIfCgRyYXRlGA8gASgBQgyyuxgIEAAYgJTr3ANIDogBARIlChByYXRlX2NoYW5nZV9tb2RlGBAgASgJQgayuxgCCGRID4gBARIWCglyZWN1cnJpbmcYESABKAhIEIgBARJDChRyZWN1cnJpbmdfcGFyYW1ldGVycxgSIAEoCzIlLnRyYWNraW5nLnYxLlJlY3VycmluZ1BhcmFtZXRlcnNJbnB1dBIfCgpzdGFydF9kYXRlGBMgASgJQgayuxgCCGRIEYgBARIVCgh0ZW1wbGF0ZRgUIAEoCEgSiAEBEicKC3RlbXBsYXRlX2lkGBUgASgDQg2yuxgJGP////////8PSBOIAQESHwoDd2lkGBYgASgDQg2yuxgJGP////////8PSBSIAQESKAoMd29ya3NwYWNlX2lkGBcgASgDQg2yuxgJGP////////8PSBWIAQFCCQoHX2FjdGl2ZUIRCg9fYXV0b19lc3RpbWF0ZXNCCwoJX2JpbGxhYmxlQgYKBF9jaWRCDAoKX2NsaWVudF9pZEIOCgxfY2xpZW50X25hbWVCCAoGX2NvbG9yQgsKCV9jdXJyZW5jeUILCglfZW5kX2RhdGVCEgoQX2VzdGltYXRlZF9ob3Vyc0IMCgpfZml4ZWRfZmVlQg0KC19pc19wcml2YXRlQgwKCl9pc19zaGFyZWRCBwoFX25hbWVCBwoFX3JhdGVCEwoRX3JhdGVfY2hhbmdlX21vZGVCDAoKX3JlY3VycmluZ0INCgtfc3RhcnRfZGF0ZUILCglfdGVtcGxhdGVCDgoMX3RlbXBsYXRlX2lkQgYKBF93aWRCDwoNX3dvcmtzcGFjZV9pZCLGBAoTTGlzdFByb2plY3RzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSFgoGYWN0aXZlGAIgASgJQgayuxgCCBQSIQoFc2luY2UYAyABKANCDbK7GAkQABj/gtH/rwdIAIgBARIVCghiaWxsYWJsZRgEIAEoCEgBiAEBEiIKCHVzZXJfaWRzGAUgAygDQhCyuxgMGP////////8PIMgBEiQKCmNsaWVudF9pZHMYBiADKANCELK7GAwY/////////w8gyAESIwoJZ3JvdXBfaWRzGAcgAygDQhCyuxgMGP////////8PIMgBEhoKCHN0YXR1c2VzGAggAygJQgiyuxgECBQgChIVCgRuYW1lGAkgASgJQgeyuxgDCOgHEh8KBHBhZ2UYCiABKANCDLK7GAgQABj/////B0gCiAEBEhoKCnNvcnRfZmllbGQYCyABKAlCBrK7GAIIKBIaCgpzb3J0X29yZGVyGAwgASgJQgayuxgCCAoSGwoOb25seV90ZW1wbGF0ZXMYDSABKAhIA4gBARIUCgdvbmx5X21lGA4gASgISASIAQESIwoIcGVyX3BhZ2UYDyABKANCDLK7GAgQABj/////B0gFiAEBEhgKC3NvcnRfcGlubmVkGBAgASgISAaIAQFCCAoGX3NpbmNlQgsKCV9iaWxsYWJsZUIHCgVfcGFnZUIRCg9fb25seV90ZW1wbGF0ZXNCCgoIX29ubHlfbWVCCwoJX3Blcl9wYWdlQg4KDF9zb3J0X3Bpbm5lZCI+ChRMaXN0UHJvamVjdHNSZXNwb25zZRImCghwcm9qZWN0cxgBIAMoCzIULnRyYWNraW5nLnYxLlByb2plY3QiWAoUQ3JlYXRlUHJvamVjdFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDEioKB3Byb2plY3QYAiABKAsyGS50cmFja2luZy52MS5Qcm9qZWN0SW5wdXQiPgoVQ3JlYXRlUHJvamVjdFJlc3BvbnNlEiUKB3Byb2plY3QYASABKAsyFC50cmFja2luZy52MS5Qcm9qZWN0Ij0KEUdldFByb2plY3RSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxISCgpwcm9qZWN0X2lkGAIgASgDIjsKEkdldFByb2plY3RSZXNwb25zZRIlCgdwcm9qZWN0GAEgASgLMhQudHJhY2tpbmcudjEuUHJvamVjdCJsChRVcGRhdGVQcm9qZWN0UmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSEgoKcHJvamVjdF9pZBgCIAEoAxIqCgdwcm9qZWN0GAMgASgLMhkudHJhY2tpbmcudjEuUHJvamVjdElucHV0Ij4KFVVwZGF0ZVByb2plY3RSZXNwb25zZRIlCgdwcm9qZWN0GAEgASgLMhQudHJhY2tpbmcudjEuUHJvamVjdCJiChREZWxldGVQcm9qZWN0UmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSEgoKcHJvamVjdF9pZBgCIAEoAxIgChB0ZV9kZWxldGlvbl9tb2RlGAMgASgJQgayuxgCCBQiFwoVRGVsZXRlUHJvamVjdFJlc3BvbnNlIoABChRQYXRjaFByb2plY3RzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSHAoLcHJvamVjdF9pZHMYAiABKAlCB7K7GAMI0A8SNAoKb3BlcmF0aW9ucxgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUIIsrsYBAjAhD0iMgoTUHJvamVjdFBhdGNoRmFpbHVyZRIKCgJpZBgBIAEoAxIPCgdtZXNzYWdlGAIgASgJIlsKFVBhdGNoUHJvamVjdHNSZXNwb25zZRIxCgdmYWlsdXJlGAEgAygLMiAudHJhY2tpbmcudjEuUHJvamVjdFBhdGNoRmFpbHVyZRIPCgdzdWNjZXNzGAIgAygDMo4ICg5Qcm9qZWN0U2VydmljZRKaAQoMTGlzdFByb2plY3RzEiAudHJhY2tpbmcudjEuTGlzdFByb2plY3RzUmVxdWVzdBohLnRyYWNraW5nLnYxLkxpc3RQcm9qZWN0c1Jlc3BvbnNlIkWiuxg7CgNHRVQSKi9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9wcm9qZWN0cyoIcHJvamVjdHO6uxgCCAMSpgEKDUNyZWF0ZVByb2plY3QSIS50cmFja2luZy52MS5DcmVhdGVQcm9qZWN0UmVxdWVzdBoiLnRyYWNraW5nLnYxLkNyZWF0ZVByb2plY3RSZXNwb25zZSJOorsYRAoEUE9TVBIqL2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3Byb2plY3RzIgdwcm9qZWN0Kgdwcm9qZWN0ursYAggDEqABCgpHZXRQcm9qZWN0Eh4udHJhY2tpbmcudjEuR2V0UHJvamVjdFJlcXVlc3QaHy50cmFja2luZy52MS5HZXRQcm9qZWN0UmVzcG9uc2UiUaK7GEcKA0dFVBI3L2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3Byb2plY3RzL3twcm9qZWN0X2lkfSoHcHJvamVjdLq7GAIIAxKyAQoNVXBkYXRlUHJvamVjdBIhLnRyYWNraW5nLnYxLlVwZGF0ZVByb2plY3RSZXF1ZXN0GiIudHJhY2tpbmcudjEuVXBkYXRlUHJvamVjdFJlc3BvbnNlIlqiuxhQCgNQVVQSNy9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9wcm9qZWN0cy97cHJvamVjdF9pZH0iB3Byb2plY3QqB3Byb2plY3S6uxgCCAMSpQEKDURlbGV0ZVByb2plY3QSIS50cmFja2luZy52MS5EZWxldGVQcm9qZWN0UmVxdWVzdBoiLnRyYWNraW5nLnYxLkRlbGV0ZVByb2plY3RSZXNwb25zZSJNorsYQwoGREVMRVRFEjcvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vcHJvamVjdHMve3Byb2plY3RfaWR9UAG6uxgCCAMSrwEKDVBhdGNoUHJvamVjdHMSIS50cmFja2luZy52MS5QYXRjaFByb2plY3RzUmVxdWVzdBoiLnRyYWNraW5nLnYxLlBhdGNoUHJvamVjdHNSZXNwb25zZSJXorsYTQoFUEFUQ0gSOC9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9wcm9qZWN0cy97cHJvamVjdF9pZHN9IgpvcGVyYXRpb25zursYAggDGgSouxgCYgZwcm90bzM", [file_gateway_v1_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("Chp0cmFja2luZy92MS9wcm9qZWN0cy5wcm90bxILdHJhY2tpbmcudjEiggIKGlJlY3VycmluZ1Byb2plY3RQYXJhbWV0ZXJzEhoKDWN1c3RvbV9wZXJpb2QYASABKANIAIgBARIeChFlc3RpbWF0ZWRfc2Vjb25kcxgCIAEoA0gBiAEBEh8KEnBhcmFtZXRlcl9lbmRfZGF0ZRgDIAEoCUgCiAEBEhwKFHBhcmFtZXRlcl9zdGFydF9kYXRlGAQgASgJEg4KBnBlcmlvZBgFIAEoCRIaChJwcm9qZWN0X3N0YXJ0X2RhdGUYBiABKAlCEAoOX2N1c3RvbV9wZXJpb2RCFAoSX2VzdGltYXRlZF9zZWNvbmRzQhUKE19wYXJhbWV0ZXJfZW5kX2RhdGUiNQoNUHJvamVjdFBlcmlvZBISCgpzdGFydF9kYXRlGAEgASgJEhAKCGVuZF9kYXRlGAIgASgJIu4ICgdQcm9qZWN0EgoKAmlkGAEgASgDEhQKDHdvcmtzcGFjZV9pZBgCIAEoAxILCgN3aWQYAyABKAMSFgoJY2xpZW50X2lkGAQgASgDSACIAQESEAoDY2lkGAUgASgDSAGIAQESDAoEbmFtZRgGIAEoCRISCgppc19wcml2YXRlGAcgASgIEg4KBmFjdGl2ZRgIIAEoCBImCgJhdBgJIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASNQoRc2VydmVyX2RlbGV0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg0KBWNvbG9yGAwgASgJEhUKCGJpbGxhYmxlGA0gASgISAKIAQESFQoIdGVtcGxhdGUYDiABKAhIA4gBARIbCg5hdXRvX2VzdGltYXRlcxgPIAEoCEgEiAEBEhwKD2VzdGltYXRlZF9ob3VycxgQIAEoA0gFiAEBEh4KEWVzdGltYXRlZF9zZWNvbmRzGBEgASgDSAaIAQESEQoEcmF0ZRgSIAEoAUgHiAEBEjUKEXJhdGVfbGFzdF91cGRhdGVkGBMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCghjdXJyZW5jeRgUIAEoCUgIiAEBEhEKCXJlY3VycmluZxgVIAEoCBIYCgt0ZW1wbGF0ZV9pZBgWIAEoA0gJiAEBEkUKFHJlY3VycmluZ19wYXJhbWV0ZXJzGBcgAygLMicudHJhY2tpbmcudjEuUmVjdXJyaW5nUHJvamVjdFBhcmFtZXRlcnMSMgoOY3VycmVudF9wZXJpb2QYGCABKAsyGi50cmFja2luZy52MS5Qcm9qZWN0UGVyaW9kEhYKCWZpeGVkX2ZlZRgZIAEoAUgKiAEBEhkKDGFjdHVhbF9ob3VycxgaIAEoA0gLiAEBEhsKDmFjdHVhbF9zZWNvbmRzGBsgASgDSAyIAQESEgoKc3RhcnRfZGF0ZRgcIAEoCRIVCghlbmRfZGF0ZRgdIAEoCUgNiAEBEg4KBnN0YXR1cxgeIAEoCRIYCgtwZXJtaXNzaW9ucxgfIAEoCUgOiAEBEhEKCWlzX3NoYXJlZBggIAEoCBIOCgZwaW5uZWQYISABKAhCDAoKX2NsaWVudF9pZEIGCgRfY2lkQgsKCV9iaWxsYWJsZUILCglfdGVtcGxhdGVCEQoPX2F1dG9fZXN0aW1hdGVzQhIKEF9lc3RpbWF0ZWRfaG91cnNCFAoSX2VzdGltYXRlZF9zZWNvbmRzQgcKBV9yYXRlQgsKCV9jdXJyZW5jeUIOCgxfdGVtcGxhdGVfaWRCDAoKX2ZpeGVkX2ZlZUIPCg1fYWN0dWFsX2hvdXJzQhEKD19hY3R1YWxfc2Vjb25kc0ILCglfZW5kX2RhdGVCDgoMX3Blcm1pc3Npb25zIo8BChhSZWN1cnJpbmdQYXJhbWV0ZXJzSW5wdXQSJQoNY3VzdG9tX3BlcmlvZBgBIAEoA0IJsrsYBRABGJBOSACIAQESFgoGcGVyaW9kGAIgASgJQgayuxgCCGQSIgoScHJvamVjdF9zdGFydF9kYXRlGAMgASgJQgayuxgCCGRCEAoOX2N1c3RvbV9wZXJpb2QijgkKDFByb2plY3RJbnB1dBITCgZhY3RpdmUYASABKAhIAIgBARIbCg5hdXRvX2VzdGltYXRlcxgCIAEoCEgBiAEBEhUKCGJpbGxhYmxlGAMgASgISAKIAQESHwoDY2lkGAQgASgDQg2yuxgJGP////////8PSAOIAQESJQoJY2xpZW50X2lkGAUgASgDQg2yuxgJGP////////8PSASIAQESRQoLY2xpZW50X25hbWUYBiABKAlCK7K7GCcIZCojQ2xpZW50IG5hbWUgbWF4aW11bSBsZW5ndGggaXMge21heH1IBYgBARIaCgVjb2xvchgHIAEoCUIGsrsYAghkSAaIAQESHQoIY3VycmVuY3kYCCABKAlCBrK7GAIIZEgHiAEBEh0KCGVuZF9kYXRlGAkgASgJQgayuxgCCGRICIgBARIqCg9lc3RpbWF0ZWRfaG91cnMYCiABKANCDLK7GAgQABiAlOvcA0gJiAEBEiUKCWZpeGVkX2ZlZRgLIAEoAUINsrsYCRAAGICglKWNHUgKiAEBEhcKCmlzX3ByaXZhdGUYDCABKAhIC4gBARIWCglpc19zaGFyZWQYDSABKAhIDIgBARJJCgRuYW1lGA4gASgJQjayuxgyCP8BKi1Qcm9qZWN0IG5hbWUgbXVzdCBiZSBhdCBtb3N0IHttYXh9IGNoYXJhY3RlcnNIDYgBARIfCgRyYXRlGA8gASgBQgyyuxgIEAAYgJTr3ANIDogBARIlChByYXRlX2NoYW5nZV9tb2RlGBAgASgJQgayuxgCCGRID4gBARIWCglyZWN1cnJpbmcYESABKAhIEIgBARJDChRyZWN1cnJpbmdfcGFyYW1ldGVycxgSIAEoCzIlLnRyYWNraW5nLnYxLlJlY3VycmluZ1BhcmFtZXRlcnNJbnB1dBIfCgpzdGFydF9kYXRlGBMgASgJQgayuxgCCGRIEYgBARIVCgh0ZW1wbGF0ZRgUIAEoCEgSiAEBEicKC3RlbXBsYXRlX2lkGBUgASgDQg2yuxgJGP////////8PSBOIAQESHwoDd2lkGBYgASgDQg2yuxgJGP////////8PSBSIAQESKAoMd29ya3NwYWNlX2lkGBcgASgDQg2yuxgJGP////////8PSBWIAQFCCQoHX2FjdGl2ZUIRCg9fYXV0b19lc3RpbWF0ZXNCCwoJX2JpbGxhYmxlQgYKBF9jaWRCDAoKX2NsaWVudF9pZEIOCgxfY2xpZW50X25hbWVCCAoGX2NvbG9yQgsKCV9jdXJyZW5jeUILCglfZW5kX2RhdGVCEgoQX2VzdGltYXRlZF9ob3Vyc0IMCgpfZml4ZWRfZmVlQg0KC19pc19wcml2YXRlQgwKCl9pc19zaGFyZWRCBwoFX25hbWVCBwoFX3JhdGVCEwoRX3JhdGVfY2hhbmdlX21vZGVCDAoKX3JlY3VycmluZ0INCgtfc3RhcnRfZGF0ZUILCglfdGVtcGxhdGVCDgoMX3RlbXBsYXRlX2lkQgYKBF93aWRCDwoNX3dvcmtzcGFjZV9pZCLGBAoTTGlzdFByb2plY3RzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSFgoGYWN0aXZlGAIgASgJQgayuxgCCBQSIQoFc2luY2UYAyABKANCDbK7GAkQABj/gtH/rwdIAIgBARIVCghiaWxsYWJsZRgEIAEoCEgBiAEBEiIKCHVzZXJfaWRzGAUgAygDQhCyuxgMGP////////8PIMgBEiQKCmNsaWVudF9pZHMYBiADKANCELK7GAwY/////////w8gyAESIwoJZ3JvdXBfaWRzGAcgAygDQhCyuxgMGP////////8PIMgBEhoKCHN0YXR1c2VzGAggAygJQgiyuxgECBQgChIVCgRuYW1lGAkgASgJQgeyuxgDCOgHEh8KBHBhZ2UYCiABKANCDLK7GAgQABj/////B0gCiAEBEhoKCnNvcnRfZmllbGQYCyABKAlCBrK7GAIIKBIaCgpzb3J0X29yZGVyGAwgASgJQgayuxgCCAoSGwoOb25seV90ZW1wbGF0ZXMYDSABKAhIA4gBARIUCgdvbmx5X21lGA4gASgISASIAQESIwoIcGVyX3BhZ2UYDyABKANCDLK7GAgQABj/////B0gFiAEBEhgKC3NvcnRfcGlubmVkGBAgASgISAaIAQFCCAoGX3NpbmNlQgsKCV9iaWxsYWJsZUIHCgVfcGFnZUIRCg9fb25seV90ZW1wbGF0ZXNCCgoIX29ubHlfbWVCCwoJX3Blcl9wYWdlQg4KDF9zb3J0X3Bpbm5lZCI+ChRMaXN0UHJvamVjdHNSZXNwb25zZRImCghwcm9qZWN0cxgBIAMoCzIULnRyYWNraW5nLnYxLlByb2plY3QiWAoUQ3JlYXRlUHJvamVjdFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDEioKB3Byb2plY3QYAiABKAsyGS50cmFja2luZy52MS5Qcm9qZWN0SW5wdXQiPgoVQ3JlYXRlUHJvamVjdFJlc3BvbnNlEiUKB3Byb2plY3QYASABKAsyFC50cmFja2luZy52MS5Qcm9qZWN0Ij0KEUdldFByb2plY3RSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxISCgpwcm9qZWN0X2lkGAIgASgDIjsKEkdldFByb2plY3RSZXNwb25zZRIlCgdwcm9qZWN0GAEgASgLMhQudHJhY2tpbmcudjEuUHJvamVjdCJsChRVcGRhdGVQcm9qZWN0UmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSEgoKcHJvamVjdF9pZBgCIAEoAxIqCgdwcm9qZWN0GAMgASgLMhkudHJhY2tpbmcudjEuUHJvamVjdElucHV0Ij4KFVVwZGF0ZVByb2plY3RSZXNwb25zZRIlCgdwcm9qZWN0GAEgASgLMhQudHJhY2tpbmcudjEuUHJvamVjdCJiChREZWxldGVQcm9qZWN0UmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSEgoKcHJvamVjdF9pZBgCIAEoAxIgChB0ZV9kZWxldGlvbl9tb2RlGAMgASgJQgayuxgCCBQiFwoVRGVsZXRlUHJvamVjdFJlc3BvbnNlIoABChRQYXRjaFByb2plY3RzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSHAoLcHJvamVjdF9pZHMYAiABKAlCB7K7GAMI0A8SNAoKb3BlcmF0aW9ucxgDIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZUIIsrsYBAjAhD0iMgoTUHJvamVjdFBhdGNoRmFpbHVyZRIKCgJpZBgBIAEoAxIPCgdtZXNzYWdlGAIgASgJIlsKFVBhdGNoUHJvamVjdHNSZXNwb25zZRIxCgdmYWlsdXJlGAEgAygLMiAudHJhY2tpbmcudjEuUHJvamVjdFBhdGNoRmFpbHVyZRIPCgdzdWNjZXNzGAIgAygDImAKIUdldFByb2plY3RzQmlsbGFibGVBbW91bnRzUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSJQoLcHJvamVjdF9pZHMYAiADKANCELK7GAwY/////////w8gyAEiTAoiR2V0UHJvamVjdHNCaWxsYWJsZUFtb3VudHNSZXNwb25zZRImCghwcm9qZWN0cxgBIAMoCzIULnRyYWNraW5nLnYxLlByb2plY3QiMwobTGlzdFByb2plY3RUZW1wbGF0ZXNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAyJGChxMaXN0UHJvamVjdFRlbXBsYXRlc1Jlc3BvbnNlEiYKCHByb2plY3RzGAEgAygLMhQudHJhY2tpbmcudjEuUHJvamVjdCJ7ChlMaXN0UHJvamVjdFBlcmlvZHNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxISCgpwcm9qZWN0X2lkGAIgASgDEhoKCnN0YXJ0X2RhdGUYAyABKAlCBrK7GAIIFBIYCghlbmRfZGF0ZRgEIAEoCUIGsrsYAggUIjcKD1JlY3VycmluZ1BlcmlvZBISCgpzdGFydF9kYXRlGAEgASgJEhAKCGVuZF9kYXRlGAIgASgJIksKGkxpc3RQcm9qZWN0UGVyaW9kc1Jlc3BvbnNlEi0KB3BlcmlvZHMYASADKAsyHC50cmFja2luZy52MS5SZWN1cnJpbmdQZXJpb2QiVwoRUGluUHJvamVjdFJlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDEhIKCnByb2plY3RfaWQYAiABKAMSEAoDcGluGAMgASgISACIAQFCBgoEX3BpbiIUChJQaW5Qcm9qZWN0UmVzcG9uc2UiRwobR2V0UHJvamVjdFN0YXRpc3RpY3NSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxISCgpwcm9qZWN0X2lkGAIgASgDIo4BChxHZXRQcm9qZWN0U3RhdGlzdGljc1Jlc3BvbnNlEiAKE2VhcmxpZXN0X3RpbWVfZW50cnkYASABKAlIAIgBARIeChFsYXRlc3RfdGltZV9lbnRyeRgCIAEoCUgBiAEBQhYKFF9lYXJsaWVzdF90aW1lX2VudHJ5QhQKEl9sYXRlc3RfdGltZV9lbnRyeSLCAQoeTGlzdE15UHJvamVjdHNQYWdpbmF0ZWRSZXF1ZXN0EiwKEHN0YXJ0X3Byb2plY3RfaWQYASABKANCDbK7GAkY/////////w9IAIgBARIhCgVzaW5jZRgCIAEoA0INsrsYCRAAGP+C0f+vB0gBiAEBEiMKCHBlcl9wYWdlGAMgASgDQgyyuxgIEAAY/////wdIAogBAUITChFfc3RhcnRfcHJvamVjdF9pZEIICgZfc2luY2VCCwoJX3Blcl9wYWdlIkkKH0xpc3RNeVByb2plY3RzUGFnaW5hdGVkUmVzcG9uc2USJgoIcHJvamVjdHMYASADKAsyFC50cmFja2luZy52MS5Qcm9qZWN0MoQRCg5Qcm9qZWN0U2VydmljZRKaAQoMTGlzdFByb2plY3RzEiAudHJhY2tpbmcudjEuTGlzdFByb2plY3RzUmVxdWVzdBohLnRyYWNraW5nLnYxLkxpc3RQcm9qZWN0c1Jlc3BvbnNlIkWiuxg7CgNHRVQSKi9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9wcm9qZWN0cyoIcHJvamVjdHO6uxgCCAMSpgEKDUNyZWF0ZVByb2plY3QSIS50cmFja2luZy52MS5DcmVhdGVQcm9qZWN0UmVxdWVzdBoiLnRyYWNraW5nLnYxLkNyZWF0ZVByb2plY3RSZXNwb25zZSJOorsYRAoEUE9TVBIqL2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3Byb2plY3RzIgdwcm9qZWN0Kgdwcm9qZWN0ursYAggDEqABCgpHZXRQcm9qZWN0Eh4udHJhY2tpbmcudjEuR2V0UHJvamVjdFJlcXVlc3QaHy50cmFja2luZy52MS5HZXRQcm9qZWN0UmVzcG9uc2UiUaK7GEcKA0dFVBI3L2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3Byb2plY3RzL3twcm9qZWN0X2lkfSoHcHJvamVjdLq7GAIIAxKyAQoNVXBkYXRlUHJvamVjdBIhLnRyYWNraW5nLnYxLlVwZGF0ZVByb2plY3RSZXF1ZXN0GiIudHJhY2tpbmcudjEuVXBkYXRlUHJvamVjdFJlc3BvbnNlIlqiuxhQCgNQVVQSNy9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9wcm9qZWN0cy97cHJvamVjdF9pZH0iB3Byb2plY3QqB3Byb2plY3S6uxgCCAMSpQEKDURlbGV0ZVByb2plY3QSIS50cmFja2luZy52MS5EZWxldGVQcm9qZWN0UmVxdWVzdBoiLnRyYWNraW5nLnYxLkRlbGV0ZVByb2plY3RSZXNwb25zZSJNorsYQwoGREVMRVRFEjcvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vcHJvamVjdHMve3Byb2plY3RfaWR9UAG6uxgCCAMSrwEKDVBhdGNoUHJvamVjdHMSIS50cmFja2luZy52MS5QYXRjaFByb2plY3RzUmVxdWVzdBoiLnRyYWNraW5nLnYxLlBhdGNoUHJvamVjdHNSZXNwb25zZSJXorsYTQoFUEFUQ0gSOC9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9wcm9qZWN0cy97cHJvamVjdF9pZHN9IgpvcGVyYXRpb25zursYAggDEtkBChpHZXRQcm9qZWN0c0JpbGxhYmxlQW1vdW50cxIuLnRyYWNraW5nLnYxLkdldFByb2plY3RzQmlsbGFibGVBbW91bnRzUmVxdWVzdBovLnRyYWNraW5nLnYxLkdldFByb2plY3RzQmlsbGFibGVBbW91bnRzUmVzcG9uc2UiWqK7GFAKBFBPU1QSOy9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9wcm9qZWN0cy9iaWxsYWJsZS1hbW91bnRzIgEqKghwcm9qZWN0c7q7GAIIAxK8AQoUTGlzdFByb2plY3RUZW1wbGF0ZXMSKC50cmFja2luZy52MS5MaXN0UHJvamVjdFRlbXBsYXRlc1JlcXVlc3QaKS50cmFja2luZy52MS5MaXN0UHJvamVjdFRlbXBsYXRlc1Jlc3BvbnNlIk+iuxhFCgNHRVQSNC9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9wcm9qZWN0cy90ZW1wbGF0ZXMqCHByb2plY3RzursYAggDEsABChJMaXN0UHJvamVjdFBlcmlvZHMSJi50cmFja2luZy52MS5MaXN0UHJvamVjdFBlcmlvZHNSZXF1ZXN0GicudHJhY2tpbmcudjEuTGlzdFByb2plY3RQZXJpb2RzUmVzcG9uc2UiWaK7GE8KA0dFVBI/L2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3Byb2plY3RzL3twcm9qZWN0X2lkfS9wZXJpb2RzKgdwZXJpb2RzursYAggDEqEBCgpQaW5Qcm9qZWN0Eh4udHJhY2tpbmcudjEuUGluUHJvamVjdFJlcXVlc3QaHy50cmFja2luZy52MS5QaW5Qcm9qZWN0UmVzcG9uc2UiUqK7GEgKBFBPU1QSOy9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9wcm9qZWN0cy97cHJvamVjdF9pZH0vcGluIgEqUAG6uxgCCAMSwAEKFEdldFByb2plY3RTdGF0aXN0aWNzEigudHJhY2tpbmcudjEuR2V0UHJvamVjdFN0YXRpc3RpY3NSZXF1ZXN0GikudHJhY2tpbmcudjEuR2V0UHJvamVjdFN0YXRpc3RpY3NSZXNwb25zZSJTorsYSQoDR0VUEkIvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vcHJvamVjdHMve3Byb2plY3RfaWR9L3N0YXRpc3RpY3O6uxgCCAMSrgEKF0xpc3RNeVByb2plY3RzUGFnaW5hdGVkEisudHJhY2tpbmcudjEuTGlzdE15UHJvamVjdHNQYWdpbmF0ZWRSZXF1ZXN0GiwudHJhY2tpbmcudjEuTGlzdE15UHJvamVjdHNQYWdpbmF0ZWRSZXNwb25zZSI4orsYLgoDR0VUEh0vYXBpL3Y5L21lL3Byb2plY3RzL3BhZ2luYXRlZCoIcHJvamVjdHO6uxgCCAIaBKi7GAJiBnByb3RvMw", [file_gateway_v1_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * A recurring project's settings as answered.
@@ -526,7 +526,7 @@ export type ListProjectsRequest = Message<"tracking.v1.ListProjectsRequest"> & {
   perPage?: bigint | undefined;
 
   /**
-   * Accepted; nothing is pinned here.
+   * true: the caller's pinned projects first, each part in the list's order.
    *
    * @generated from field: optional bool sort_pinned = 16;
    */
@@ -799,6 +799,292 @@ export const PatchProjectsResponseSchema: GenMessage<PatchProjectsResponse> = /*
   messageDesc(file_tracking_v1_projects, 17);
 
 /**
+ * @generated from message tracking.v1.GetProjectsBillableAmountsRequest
+ */
+export type GetProjectsBillableAmountsRequest = Message<"tracking.v1.GetProjectsBillableAmountsRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+
+  /**
+   * @generated from field: repeated int64 project_ids = 2;
+   */
+  projectIds: bigint[];
+};
+
+/**
+ * Describes the message tracking.v1.GetProjectsBillableAmountsRequest.
+ * Use `create(GetProjectsBillableAmountsRequestSchema)` to create a new message.
+ */
+export const GetProjectsBillableAmountsRequestSchema: GenMessage<GetProjectsBillableAmountsRequest> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_projects, 18);
+
+/**
+ * @generated from message tracking.v1.GetProjectsBillableAmountsResponse
+ */
+export type GetProjectsBillableAmountsResponse = Message<"tracking.v1.GetProjectsBillableAmountsResponse"> & {
+  /**
+   * @generated from field: repeated tracking.v1.Project projects = 1;
+   */
+  projects: Project[];
+};
+
+/**
+ * Describes the message tracking.v1.GetProjectsBillableAmountsResponse.
+ * Use `create(GetProjectsBillableAmountsResponseSchema)` to create a new message.
+ */
+export const GetProjectsBillableAmountsResponseSchema: GenMessage<GetProjectsBillableAmountsResponse> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_projects, 19);
+
+/**
+ * @generated from message tracking.v1.ListProjectTemplatesRequest
+ */
+export type ListProjectTemplatesRequest = Message<"tracking.v1.ListProjectTemplatesRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+};
+
+/**
+ * Describes the message tracking.v1.ListProjectTemplatesRequest.
+ * Use `create(ListProjectTemplatesRequestSchema)` to create a new message.
+ */
+export const ListProjectTemplatesRequestSchema: GenMessage<ListProjectTemplatesRequest> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_projects, 20);
+
+/**
+ * @generated from message tracking.v1.ListProjectTemplatesResponse
+ */
+export type ListProjectTemplatesResponse = Message<"tracking.v1.ListProjectTemplatesResponse"> & {
+  /**
+   * @generated from field: repeated tracking.v1.Project projects = 1;
+   */
+  projects: Project[];
+};
+
+/**
+ * Describes the message tracking.v1.ListProjectTemplatesResponse.
+ * Use `create(ListProjectTemplatesResponseSchema)` to create a new message.
+ */
+export const ListProjectTemplatesResponseSchema: GenMessage<ListProjectTemplatesResponse> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_projects, 21);
+
+/**
+ * @generated from message tracking.v1.ListProjectPeriodsRequest
+ */
+export type ListProjectPeriodsRequest = Message<"tracking.v1.ListProjectPeriodsRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+
+  /**
+   * @generated from field: int64 project_id = 2;
+   */
+  projectId: bigint;
+
+  /**
+   * YYYY-MM-DD: periods ending on or after it (default: the current period's start).
+   *
+   * @generated from field: string start_date = 3;
+   */
+  startDate: string;
+
+  /**
+   * YYYY-MM-DD: periods starting on or before it (default: the current period's end).
+   *
+   * @generated from field: string end_date = 4;
+   */
+  endDate: string;
+};
+
+/**
+ * Describes the message tracking.v1.ListProjectPeriodsRequest.
+ * Use `create(ListProjectPeriodsRequestSchema)` to create a new message.
+ */
+export const ListProjectPeriodsRequestSchema: GenMessage<ListProjectPeriodsRequest> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_projects, 22);
+
+/**
+ * @generated from message tracking.v1.RecurringPeriod
+ */
+export type RecurringPeriod = Message<"tracking.v1.RecurringPeriod"> & {
+  /**
+   * @generated from field: string start_date = 1;
+   */
+  startDate: string;
+
+  /**
+   * @generated from field: string end_date = 2;
+   */
+  endDate: string;
+};
+
+/**
+ * Describes the message tracking.v1.RecurringPeriod.
+ * Use `create(RecurringPeriodSchema)` to create a new message.
+ */
+export const RecurringPeriodSchema: GenMessage<RecurringPeriod> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_projects, 23);
+
+/**
+ * @generated from message tracking.v1.ListProjectPeriodsResponse
+ */
+export type ListProjectPeriodsResponse = Message<"tracking.v1.ListProjectPeriodsResponse"> & {
+  /**
+   * @generated from field: repeated tracking.v1.RecurringPeriod periods = 1;
+   */
+  periods: RecurringPeriod[];
+};
+
+/**
+ * Describes the message tracking.v1.ListProjectPeriodsResponse.
+ * Use `create(ListProjectPeriodsResponseSchema)` to create a new message.
+ */
+export const ListProjectPeriodsResponseSchema: GenMessage<ListProjectPeriodsResponse> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_projects, 24);
+
+/**
+ * @generated from message tracking.v1.PinProjectRequest
+ */
+export type PinProjectRequest = Message<"tracking.v1.PinProjectRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+
+  /**
+   * @generated from field: int64 project_id = 2;
+   */
+  projectId: bigint;
+
+  /**
+   * true pins (the default), false unpins.
+   *
+   * @generated from field: optional bool pin = 3;
+   */
+  pin?: boolean | undefined;
+};
+
+/**
+ * Describes the message tracking.v1.PinProjectRequest.
+ * Use `create(PinProjectRequestSchema)` to create a new message.
+ */
+export const PinProjectRequestSchema: GenMessage<PinProjectRequest> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_projects, 25);
+
+/**
+ * @generated from message tracking.v1.PinProjectResponse
+ */
+export type PinProjectResponse = Message<"tracking.v1.PinProjectResponse"> & {
+};
+
+/**
+ * Describes the message tracking.v1.PinProjectResponse.
+ * Use `create(PinProjectResponseSchema)` to create a new message.
+ */
+export const PinProjectResponseSchema: GenMessage<PinProjectResponse> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_projects, 26);
+
+/**
+ * @generated from message tracking.v1.GetProjectStatisticsRequest
+ */
+export type GetProjectStatisticsRequest = Message<"tracking.v1.GetProjectStatisticsRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+
+  /**
+   * @generated from field: int64 project_id = 2;
+   */
+  projectId: bigint;
+};
+
+/**
+ * Describes the message tracking.v1.GetProjectStatisticsRequest.
+ * Use `create(GetProjectStatisticsRequestSchema)` to create a new message.
+ */
+export const GetProjectStatisticsRequestSchema: GenMessage<GetProjectStatisticsRequest> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_projects, 27);
+
+/**
+ * @generated from message tracking.v1.GetProjectStatisticsResponse
+ */
+export type GetProjectStatisticsResponse = Message<"tracking.v1.GetProjectStatisticsResponse"> & {
+  /**
+   * RFC 3339; null without stopped entries.
+   *
+   * @generated from field: optional string earliest_time_entry = 1;
+   */
+  earliestTimeEntry?: string | undefined;
+
+  /**
+   * @generated from field: optional string latest_time_entry = 2;
+   */
+  latestTimeEntry?: string | undefined;
+};
+
+/**
+ * Describes the message tracking.v1.GetProjectStatisticsResponse.
+ * Use `create(GetProjectStatisticsResponseSchema)` to create a new message.
+ */
+export const GetProjectStatisticsResponseSchema: GenMessage<GetProjectStatisticsResponse> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_projects, 28);
+
+/**
+ * @generated from message tracking.v1.ListMyProjectsPaginatedRequest
+ */
+export type ListMyProjectsPaginatedRequest = Message<"tracking.v1.ListMyProjectsPaginatedRequest"> & {
+  /**
+   * Projects with this id or a greater one.
+   *
+   * @generated from field: optional int64 start_project_id = 1;
+   */
+  startProjectId?: bigint | undefined;
+
+  /**
+   * UNIX time: projects created, changed or deleted since then, deleted ones included.
+   *
+   * @generated from field: optional int64 since = 2;
+   */
+  since?: bigint | undefined;
+
+  /**
+   * Default 201, at most 1000.
+   *
+   * @generated from field: optional int64 per_page = 3;
+   */
+  perPage?: bigint | undefined;
+};
+
+/**
+ * Describes the message tracking.v1.ListMyProjectsPaginatedRequest.
+ * Use `create(ListMyProjectsPaginatedRequestSchema)` to create a new message.
+ */
+export const ListMyProjectsPaginatedRequestSchema: GenMessage<ListMyProjectsPaginatedRequest> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_projects, 29);
+
+/**
+ * @generated from message tracking.v1.ListMyProjectsPaginatedResponse
+ */
+export type ListMyProjectsPaginatedResponse = Message<"tracking.v1.ListMyProjectsPaginatedResponse"> & {
+  /**
+   * @generated from field: repeated tracking.v1.Project projects = 1;
+   */
+  projects: Project[];
+};
+
+/**
+ * Describes the message tracking.v1.ListMyProjectsPaginatedResponse.
+ * Use `create(ListMyProjectsPaginatedResponseSchema)` to create a new message.
+ */
+export const ListMyProjectsPaginatedResponseSchema: GenMessage<ListMyProjectsPaginatedResponse> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_projects, 30);
+
+/**
  * ProjectService manages a workspace's projects.
  *
  * @generated from service tracking.v1.ProjectService
@@ -857,6 +1143,66 @@ export const ProjectService: GenService<{
     methodKind: "unary";
     input: typeof PatchProjectsRequestSchema;
     output: typeof PatchProjectsResponseSchema;
+  },
+  /**
+   * The live projects among `project_ids` that the caller sees, as the list answers them.
+   *
+   * @generated from rpc tracking.v1.ProjectService.GetProjectsBillableAmounts
+   */
+  getProjectsBillableAmounts: {
+    methodKind: "unary";
+    input: typeof GetProjectsBillableAmountsRequestSchema;
+    output: typeof GetProjectsBillableAmountsResponseSchema;
+  },
+  /**
+   * The workspace's live template projects the caller sees.
+   *
+   * @generated from rpc tracking.v1.ProjectService.ListProjectTemplates
+   */
+  listProjectTemplates: {
+    methodKind: "unary";
+    input: typeof ListProjectTemplatesRequestSchema;
+    output: typeof ListProjectTemplatesResponseSchema;
+  },
+  /**
+   * The periods of a recurring project that meet [start_date, end_date].
+   *
+   * @generated from rpc tracking.v1.ProjectService.ListProjectPeriods
+   */
+  listProjectPeriods: {
+    methodKind: "unary";
+    input: typeof ListProjectPeriodsRequestSchema;
+    output: typeof ListProjectPeriodsResponseSchema;
+  },
+  /**
+   * Pins (or unpins) a project for the caller.
+   *
+   * @generated from rpc tracking.v1.ProjectService.PinProject
+   */
+  pinProject: {
+    methodKind: "unary";
+    input: typeof PinProjectRequestSchema;
+    output: typeof PinProjectResponseSchema;
+  },
+  /**
+   * The first and last start of the project's stopped time entries.
+   *
+   * @generated from rpc tracking.v1.ProjectService.GetProjectStatistics
+   */
+  getProjectStatistics: {
+    methodKind: "unary";
+    input: typeof GetProjectStatisticsRequestSchema;
+    output: typeof GetProjectStatisticsResponseSchema;
+  },
+  /**
+   * The caller's projects in every workspace, in id order, a page at a time.
+   *
+   * @generated from rpc tracking.v1.ProjectService.ListMyProjectsPaginated
+   */
+  listMyProjectsPaginated: {
+    methodKind: "unary";
+    input: typeof ListMyProjectsPaginatedRequestSchema;
+    output: typeof ListMyProjectsPaginatedResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tracking_v1_projects, 0);

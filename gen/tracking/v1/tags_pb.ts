@@ -5,15 +5,15 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_gateway_v1_annotations } from "../../gateway/v1/annotations_pb.js";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file tracking/v1/tags.proto.
  */
 export const file_tracking_v1_tags: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0cmFja2luZy92MS90YWdzLnByb3RvEgt0cmFja2luZy52MSL7AgoDVGFnEgoKAmlkGAEgASgDEhQKDHdvcmtzcGFjZV9pZBgCIAEoAxIMCgRuYW1lGAMgASgJEiYKAmF0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpjcmVhdG9yX2lkGAUgASgDEi4KCmRlbGV0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh8KEmludGVncmF0aW9uX2V4dF9pZBgHIAEoCUgAiAEBEiEKFGludGVncmF0aW9uX2V4dF90eXBlGAggASgJSAGIAQESIQoUaW50ZWdyYXRpb25fcHJvdmlkZXIYCSABKAlIAogBARIYCgtwZXJtaXNzaW9ucxgKIAEoCUgDiAEBQhUKE19pbnRlZ3JhdGlvbl9leHRfaWRCFwoVX2ludGVncmF0aW9uX2V4dF90eXBlQhcKFV9pbnRlZ3JhdGlvbl9wcm92aWRlckIOCgxfcGVybWlzc2lvbnMiJwoPTGlzdFRhZ3NSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAyIyChBMaXN0VGFnc1Jlc3BvbnNlEh4KBHRhZ3MYASADKAsyEC50cmFja2luZy52MS5UYWcibgoQQ3JlYXRlVGFnUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSRAoEbmFtZRgCIAEoCUI2srsYMghkKi50YWcgbmFtZSBjYW4ndCBiZSBsb25nZXIgdGhhbiB7bWF4fSBjaGFyYWN0ZXJzIjIKEUNyZWF0ZVRhZ1Jlc3BvbnNlEh0KA3RhZxgBIAEoCzIQLnRyYWNraW5nLnYxLlRhZyJ+ChBVcGRhdGVUYWdSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxIOCgZ0YWdfaWQYAiABKAMSRAoEbmFtZRgDIAEoCUI2srsYMghkKi50YWcgbmFtZSBjYW4ndCBiZSBsb25nZXIgdGhhbiB7bWF4fSBjaGFyYWN0ZXJzIjIKEVVwZGF0ZVRhZ1Jlc3BvbnNlEh0KA3RhZxgBIAEoCzIQLnRyYWNraW5nLnYxLlRhZyI4ChBEZWxldGVUYWdSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxIOCgZ0YWdfaWQYAiABKAMiEwoRRGVsZXRlVGFnUmVzcG9uc2UiQAoRTGlzdE15VGFnc1JlcXVlc3QSIQoFc2luY2UYASABKANCDbK7GAkQABj/gtH/rwdIAIgBAUIICgZfc2luY2UiNAoSTGlzdE15VGFnc1Jlc3BvbnNlEh4KBHRhZ3MYASADKAsyEC50cmFja2luZy52MS5UYWcyzAUKClRhZ1NlcnZpY2UShgEKCExpc3RUYWdzEhwudHJhY2tpbmcudjEuTGlzdFRhZ3NSZXF1ZXN0Gh0udHJhY2tpbmcudjEuTGlzdFRhZ3NSZXNwb25zZSI9orsYMwoDR0VUEiYvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vdGFncyoEdGFnc7q7GAIIAxKMAQoJQ3JlYXRlVGFnEh0udHJhY2tpbmcudjEuQ3JlYXRlVGFnUmVxdWVzdBoeLnRyYWNraW5nLnYxLkNyZWF0ZVRhZ1Jlc3BvbnNlIkCiuxg2CgRQT1NUEiYvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vdGFncyIBKioDdGFnursYAggDEpQBCglVcGRhdGVUYWcSHS50cmFja2luZy52MS5VcGRhdGVUYWdSZXF1ZXN0Gh4udHJhY2tpbmcudjEuVXBkYXRlVGFnUmVzcG9uc2UiSKK7GD4KA1BVVBIvL2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3RhZ3Mve3RhZ19pZH0iASoqA3RhZ7q7GAIIAxKRAQoJRGVsZXRlVGFnEh0udHJhY2tpbmcudjEuRGVsZXRlVGFnUmVxdWVzdBoeLnRyYWNraW5nLnYxLkRlbGV0ZVRhZ1Jlc3BvbnNlIkWiuxg7CgZERUxFVEUSLy9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS90YWdzL3t0YWdfaWR9UAG6uxgCCAMSdQoKTGlzdE15VGFncxIeLnRyYWNraW5nLnYxLkxpc3RNeVRhZ3NSZXF1ZXN0Gh8udHJhY2tpbmcudjEuTGlzdE15VGFnc1Jlc3BvbnNlIiaiuxgcCgNHRVQSDy9hcGkvdjkvbWUvdGFncyoEdGFnc7q7GAIIAhoEqLsYAmIGcHJvdG8z", [file_gateway_v1_annotations, file_google_protobuf_timestamp]);
+  fileDesc("ChZ0cmFja2luZy92MS90YWdzLnByb3RvEgt0cmFja2luZy52MSL7AgoDVGFnEgoKAmlkGAEgASgDEhQKDHdvcmtzcGFjZV9pZBgCIAEoAxIMCgRuYW1lGAMgASgJEiYKAmF0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpjcmVhdG9yX2lkGAUgASgDEi4KCmRlbGV0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh8KEmludGVncmF0aW9uX2V4dF9pZBgHIAEoCUgAiAEBEiEKFGludGVncmF0aW9uX2V4dF90eXBlGAggASgJSAGIAQESIQoUaW50ZWdyYXRpb25fcHJvdmlkZXIYCSABKAlIAogBARIYCgtwZXJtaXNzaW9ucxgKIAEoCUgDiAEBQhUKE19pbnRlZ3JhdGlvbl9leHRfaWRCFwoVX2ludGVncmF0aW9uX2V4dF90eXBlQhcKFV9pbnRlZ3JhdGlvbl9wcm92aWRlckIOCgxfcGVybWlzc2lvbnMiJwoPTGlzdFRhZ3NSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAyIyChBMaXN0VGFnc1Jlc3BvbnNlEh4KBHRhZ3MYASADKAsyEC50cmFja2luZy52MS5UYWcibgoQQ3JlYXRlVGFnUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSRAoEbmFtZRgCIAEoCUI2srsYMghkKi50YWcgbmFtZSBjYW4ndCBiZSBsb25nZXIgdGhhbiB7bWF4fSBjaGFyYWN0ZXJzIjIKEUNyZWF0ZVRhZ1Jlc3BvbnNlEh0KA3RhZxgBIAEoCzIQLnRyYWNraW5nLnYxLlRhZyJ+ChBVcGRhdGVUYWdSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxIOCgZ0YWdfaWQYAiABKAMSRAoEbmFtZRgDIAEoCUI2srsYMghkKi50YWcgbmFtZSBjYW4ndCBiZSBsb25nZXIgdGhhbiB7bWF4fSBjaGFyYWN0ZXJzIjIKEVVwZGF0ZVRhZ1Jlc3BvbnNlEh0KA3RhZxgBIAEoCzIQLnRyYWNraW5nLnYxLlRhZyI4ChBEZWxldGVUYWdSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxIOCgZ0YWdfaWQYAiABKAMiEwoRRGVsZXRlVGFnUmVzcG9uc2UiQAoRTGlzdE15VGFnc1JlcXVlc3QSIQoFc2luY2UYASABKANCDbK7GAkQABj/gtH/rwdIAIgBAUIICgZfc2luY2UiNAoSTGlzdE15VGFnc1Jlc3BvbnNlEh4KBHRhZ3MYASADKAsyEC50cmFja2luZy52MS5UYWciXAoRRGVsZXRlVGFnc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDEjEKB3RhZ19pZHMYAiABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCCLK7GAQIoI0GIhQKEkRlbGV0ZVRhZ3NSZXNwb25zZTLiBgoKVGFnU2VydmljZRKGAQoITGlzdFRhZ3MSHC50cmFja2luZy52MS5MaXN0VGFnc1JlcXVlc3QaHS50cmFja2luZy52MS5MaXN0VGFnc1Jlc3BvbnNlIj2iuxgzCgNHRVQSJi9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS90YWdzKgR0YWdzursYAggDEowBCglDcmVhdGVUYWcSHS50cmFja2luZy52MS5DcmVhdGVUYWdSZXF1ZXN0Gh4udHJhY2tpbmcudjEuQ3JlYXRlVGFnUmVzcG9uc2UiQKK7GDYKBFBPU1QSJi9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS90YWdzIgEqKgN0YWe6uxgCCAMSlAEKCVVwZGF0ZVRhZxIdLnRyYWNraW5nLnYxLlVwZGF0ZVRhZ1JlcXVlc3QaHi50cmFja2luZy52MS5VcGRhdGVUYWdSZXNwb25zZSJIorsYPgoDUFVUEi8vYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vdGFncy97dGFnX2lkfSIBKioDdGFnursYAggDEpEBCglEZWxldGVUYWcSHS50cmFja2luZy52MS5EZWxldGVUYWdSZXF1ZXN0Gh4udHJhY2tpbmcudjEuRGVsZXRlVGFnUmVzcG9uc2UiRaK7GDsKBkRFTEVURRIvL2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3RhZ3Mve3RhZ19pZH1QAbq7GAIIAxJ1CgpMaXN0TXlUYWdzEh4udHJhY2tpbmcudjEuTGlzdE15VGFnc1JlcXVlc3QaHy50cmFja2luZy52MS5MaXN0TXlUYWdzUmVzcG9uc2UiJqK7GBwKA0dFVBIPL2FwaS92OS9tZS90YWdzKgR0YWdzursYAggCEpMBCgpEZWxldGVUYWdzEh4udHJhY2tpbmcudjEuRGVsZXRlVGFnc1JlcXVlc3QaHy50cmFja2luZy52MS5EZWxldGVUYWdzUmVzcG9uc2UiRKK7GDoKBVBBVENIEiYvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vdGFncyIHdGFnX2lkc1ABursYAggDGgSouxgCYgZwcm90bzM", [file_gateway_v1_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * The reference's models.Tag.
@@ -272,6 +272,43 @@ export const ListMyTagsResponseSchema: GenMessage<ListMyTagsResponse> = /*@__PUR
   messageDesc(file_tracking_v1_tags, 10);
 
 /**
+ * @generated from message tracking.v1.DeleteTagsRequest
+ */
+export type DeleteTagsRequest = Message<"tracking.v1.DeleteTagsRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+
+  /**
+   * The JSON body: an array of tag ids, read by the rules.
+   *
+   * @generated from field: google.protobuf.Value tag_ids = 2;
+   */
+  tagIds?: Value | undefined;
+};
+
+/**
+ * Describes the message tracking.v1.DeleteTagsRequest.
+ * Use `create(DeleteTagsRequestSchema)` to create a new message.
+ */
+export const DeleteTagsRequestSchema: GenMessage<DeleteTagsRequest> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_tags, 11);
+
+/**
+ * @generated from message tracking.v1.DeleteTagsResponse
+ */
+export type DeleteTagsResponse = Message<"tracking.v1.DeleteTagsResponse"> & {
+};
+
+/**
+ * Describes the message tracking.v1.DeleteTagsResponse.
+ * Use `create(DeleteTagsResponseSchema)` to create a new message.
+ */
+export const DeleteTagsResponseSchema: GenMessage<DeleteTagsResponse> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_tags, 12);
+
+/**
  * TagService manages a workspace's tags (labels of time entries).
  *
  * @generated from service tracking.v1.TagService
@@ -318,6 +355,17 @@ export const TagService: GenService<{
     methodKind: "unary";
     input: typeof ListMyTagsRequestSchema;
     output: typeof ListMyTagsResponseSchema;
+  },
+  /**
+   * Deletes the tags of the body (a JSON array of tag ids): all of them, or none when one is
+   * not a live tag of the workspace.
+   *
+   * @generated from rpc tracking.v1.TagService.DeleteTags
+   */
+  deleteTags: {
+    methodKind: "unary";
+    input: typeof DeleteTagsRequestSchema;
+    output: typeof DeleteTagsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tracking_v1_tags, 0);

@@ -5,15 +5,15 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_gateway_v1_annotations } from "../../gateway/v1/annotations_pb.js";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file tracking/v1/tasks.proto.
  */
 export const file_tracking_v1_tasks: GenFile = /*@__PURE__*/
-  fileDesc("Chd0cmFja2luZy92MS90YXNrcy5wcm90bxILdHJhY2tpbmcudjEi+wQKBFRhc2sSCgoCaWQYASABKAMSDAoEbmFtZRgCIAEoCRIUCgx3b3Jrc3BhY2VfaWQYAyABKAMSEgoKcHJvamVjdF9pZBgEIAEoAxIUCgd1c2VyX2lkGAUgASgDSACIAQESDgoGYWN0aXZlGAYgASgIEiYKAmF0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeChFlc3RpbWF0ZWRfc2Vjb25kcxgIIAEoA0gBiAEBEhcKD3RyYWNrZWRfc2Vjb25kcxgJIAEoAxIRCgRyYXRlGAogASgBSAKIAQESNQoRcmF0ZV9sYXN0X3VwZGF0ZWQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXJlY3VycmluZxgMIAEoCBIYCgtwZXJtaXNzaW9ucxgNIAEoCUgDiAEBEh4KEXRvZ2dsX2FjY291bnRzX2lkGA4gASgJSASIAQESGAoLY2xpZW50X25hbWUYDyABKAlIBYgBARIUCgxwcm9qZWN0X25hbWUYECABKAkSFQoNcHJvamVjdF9jb2xvchgRIAEoCRIdChBwcm9qZWN0X2JpbGxhYmxlGBIgASgISAaIAQESNQoRc2VydmVyX2RlbGV0ZWRfYXQYEyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgoKCF91c2VyX2lkQhQKEl9lc3RpbWF0ZWRfc2Vjb25kc0IHCgVfcmF0ZUIOCgxfcGVybWlzc2lvbnNCFAoSX3RvZ2dsX2FjY291bnRzX2lkQg4KDF9jbGllbnRfbmFtZUITChFfcHJvamVjdF9iaWxsYWJsZSLxAQoJVGFza0lucHV0EhMKBmFjdGl2ZRgBIAEoCEgAiAEBEiwKEWVzdGltYXRlZF9zZWNvbmRzGAIgASgDQgyyuxgIEAAY/////wdIAYgBARJGCgRuYW1lGAMgASgJQjOyuxgvCP8BKipUYXNrIG5hbWUgbXVzdCBiZSBhdCBtb3N0IHttYXh9IGNoYXJhY3RlcnNIAogBARIjCgd1c2VyX2lkGAQgASgDQg2yuxgJGP////////8PSAOIAQFCCQoHX2FjdGl2ZUIUChJfZXN0aW1hdGVkX3NlY29uZHNCBwoFX25hbWVCCgoIX3VzZXJfaWQiQwoXTGlzdFByb2plY3RUYXNrc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDEhIKCnByb2plY3RfaWQYAiABKAMiPAoYTGlzdFByb2plY3RUYXNrc1Jlc3BvbnNlEiAKBXRhc2tzGAEgAygLMhEudHJhY2tpbmcudjEuVGFzayJjChFDcmVhdGVUYXNrUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSEgoKcHJvamVjdF9pZBgCIAEoAxIkCgR0YXNrGAMgASgLMhYudHJhY2tpbmcudjEuVGFza0lucHV0IjUKEkNyZWF0ZVRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudHJhY2tpbmcudjEuVGFzayJLCg5HZXRUYXNrUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSEgoKcHJvamVjdF9pZBgCIAEoAxIPCgd0YXNrX2lkGAMgASgDIjIKD0dldFRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudHJhY2tpbmcudjEuVGFzayJ0ChFVcGRhdGVUYXNrUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSEgoKcHJvamVjdF9pZBgCIAEoAxIPCgd0YXNrX2lkGAMgASgDEiQKBHRhc2sYBCABKAsyFi50cmFja2luZy52MS5UYXNrSW5wdXQiNQoSVXBkYXRlVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50cmFja2luZy52MS5UYXNrIk4KEURlbGV0ZVRhc2tSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxISCgpwcm9qZWN0X2lkGAIgASgDEg8KB3Rhc2tfaWQYAyABKAMiFAoSRGVsZXRlVGFza1Jlc3BvbnNlIukCChlMaXN0V29ya3NwYWNlVGFza3NSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxIhCgVzaW5jZRgCIAEoA0INsrsYCRAAGP+C0f+vB0gAiAEBEh8KBHBhZ2UYAyABKANCDLK7GAgQABj/////B0gBiAEBEiMKCHBlcl9wYWdlGAQgASgDQgyyuxgIEAAY/////wdIAogBARIaCgpzb3J0X29yZGVyGAUgASgJQgayuxgCCAoSGgoKc29ydF9maWVsZBgGIAEoCUIGsrsYAggoEhYKBmFjdGl2ZRgHIAEoCUIGsrsYAggUEh8KA3BpZBgIIAEoA0INsrsYCRj/////////D0gDiAEBEhoKCnN0YXJ0X2RhdGUYCSABKAlCBrK7GAIIFBIYCghlbmRfZGF0ZRgKIAEoCUIGsrsYAggUQggKBl9zaW5jZUIHCgVfcGFnZUILCglfcGVyX3BhZ2VCBgoEX3BpZCKaAQoaTGlzdFdvcmtzcGFjZVRhc2tzUmVzcG9uc2USHwoEZGF0YRgBIAMoCzIRLnRyYWNraW5nLnYxLlRhc2sSDAoEcGFnZRgCIAEoAxIQCghwZXJfcGFnZRgDIAEoAxISCgpzb3J0X2ZpZWxkGAQgASgJEhIKCnNvcnRfb3JkZXIYBSABKAkSEwoLdG90YWxfY291bnQYBiABKAMypwgKC1Rhc2tTZXJ2aWNlErYBChBMaXN0UHJvamVjdFRhc2tzEiQudHJhY2tpbmcudjEuTGlzdFByb2plY3RUYXNrc1JlcXVlc3QaJS50cmFja2luZy52MS5MaXN0UHJvamVjdFRhc2tzUmVzcG9uc2UiVaK7GEsKA0dFVBI9L2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3Byb2plY3RzL3twcm9qZWN0X2lkfS90YXNrcyoFdGFza3O6uxgCCAMSqgEKCkNyZWF0ZVRhc2sSHi50cmFja2luZy52MS5DcmVhdGVUYXNrUmVxdWVzdBofLnRyYWNraW5nLnYxLkNyZWF0ZVRhc2tSZXNwb25zZSJborsYUQoEUE9TVBI9L2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3Byb2plY3RzL3twcm9qZWN0X2lkfS90YXNrcyIEdGFzayoEdGFza7q7GAIIAxKkAQoHR2V0VGFzaxIbLnRyYWNraW5nLnYxLkdldFRhc2tSZXF1ZXN0GhwudHJhY2tpbmcudjEuR2V0VGFza1Jlc3BvbnNlIl6iuxhUCgNHRVQSRy9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9wcm9qZWN0cy97cHJvamVjdF9pZH0vdGFza3Mve3Rhc2tfaWR9KgR0YXNrursYAggDErMBCgpVcGRhdGVUYXNrEh4udHJhY2tpbmcudjEuVXBkYXRlVGFza1JlcXVlc3QaHy50cmFja2luZy52MS5VcGRhdGVUYXNrUmVzcG9uc2UiZKK7GFoKA1BVVBJHL2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3Byb2plY3RzL3twcm9qZWN0X2lkfS90YXNrcy97dGFza19pZH0iBHRhc2sqBHRhc2u6uxgCCAMSrAEKCkRlbGV0ZVRhc2sSHi50cmFja2luZy52MS5EZWxldGVUYXNrUmVxdWVzdBofLnRyYWNraW5nLnYxLkRlbGV0ZVRhc2tSZXNwb25zZSJdorsYUwoGREVMRVRFEkcvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vcHJvamVjdHMve3Byb2plY3RfaWR9L3Rhc2tzL3t0YXNrX2lkfVABursYAggDEp8BChJMaXN0V29ya3NwYWNlVGFza3MSJi50cmFja2luZy52MS5MaXN0V29ya3NwYWNlVGFza3NSZXF1ZXN0GicudHJhY2tpbmcudjEuTGlzdFdvcmtzcGFjZVRhc2tzUmVzcG9uc2UiOKK7GC4KA0dFVBInL2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3Rhc2tzursYAggDGgSouxgCYgZwcm90bzM", [file_gateway_v1_annotations, file_google_protobuf_timestamp]);
+  fileDesc("Chd0cmFja2luZy92MS90YXNrcy5wcm90bxILdHJhY2tpbmcudjEi+wQKBFRhc2sSCgoCaWQYASABKAMSDAoEbmFtZRgCIAEoCRIUCgx3b3Jrc3BhY2VfaWQYAyABKAMSEgoKcHJvamVjdF9pZBgEIAEoAxIUCgd1c2VyX2lkGAUgASgDSACIAQESDgoGYWN0aXZlGAYgASgIEiYKAmF0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIeChFlc3RpbWF0ZWRfc2Vjb25kcxgIIAEoA0gBiAEBEhcKD3RyYWNrZWRfc2Vjb25kcxgJIAEoAxIRCgRyYXRlGAogASgBSAKIAQESNQoRcmF0ZV9sYXN0X3VwZGF0ZWQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhEKCXJlY3VycmluZxgMIAEoCBIYCgtwZXJtaXNzaW9ucxgNIAEoCUgDiAEBEh4KEXRvZ2dsX2FjY291bnRzX2lkGA4gASgJSASIAQESGAoLY2xpZW50X25hbWUYDyABKAlIBYgBARIUCgxwcm9qZWN0X25hbWUYECABKAkSFQoNcHJvamVjdF9jb2xvchgRIAEoCRIdChBwcm9qZWN0X2JpbGxhYmxlGBIgASgISAaIAQESNQoRc2VydmVyX2RlbGV0ZWRfYXQYEyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgoKCF91c2VyX2lkQhQKEl9lc3RpbWF0ZWRfc2Vjb25kc0IHCgVfcmF0ZUIOCgxfcGVybWlzc2lvbnNCFAoSX3RvZ2dsX2FjY291bnRzX2lkQg4KDF9jbGllbnRfbmFtZUITChFfcHJvamVjdF9iaWxsYWJsZSLxAQoJVGFza0lucHV0EhMKBmFjdGl2ZRgBIAEoCEgAiAEBEiwKEWVzdGltYXRlZF9zZWNvbmRzGAIgASgDQgyyuxgIEAAY/////wdIAYgBARJGCgRuYW1lGAMgASgJQjOyuxgvCP8BKipUYXNrIG5hbWUgbXVzdCBiZSBhdCBtb3N0IHttYXh9IGNoYXJhY3RlcnNIAogBARIjCgd1c2VyX2lkGAQgASgDQg2yuxgJGP////////8PSAOIAQFCCQoHX2FjdGl2ZUIUChJfZXN0aW1hdGVkX3NlY29uZHNCBwoFX25hbWVCCgoIX3VzZXJfaWQiQwoXTGlzdFByb2plY3RUYXNrc1JlcXVlc3QSFAoMd29ya3NwYWNlX2lkGAEgASgDEhIKCnByb2plY3RfaWQYAiABKAMiPAoYTGlzdFByb2plY3RUYXNrc1Jlc3BvbnNlEiAKBXRhc2tzGAEgAygLMhEudHJhY2tpbmcudjEuVGFzayJjChFDcmVhdGVUYXNrUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSEgoKcHJvamVjdF9pZBgCIAEoAxIkCgR0YXNrGAMgASgLMhYudHJhY2tpbmcudjEuVGFza0lucHV0IjUKEkNyZWF0ZVRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudHJhY2tpbmcudjEuVGFzayJLCg5HZXRUYXNrUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSEgoKcHJvamVjdF9pZBgCIAEoAxIPCgd0YXNrX2lkGAMgASgDIjIKD0dldFRhc2tSZXNwb25zZRIfCgR0YXNrGAEgASgLMhEudHJhY2tpbmcudjEuVGFzayJ0ChFVcGRhdGVUYXNrUmVxdWVzdBIUCgx3b3Jrc3BhY2VfaWQYASABKAMSEgoKcHJvamVjdF9pZBgCIAEoAxIPCgd0YXNrX2lkGAMgASgDEiQKBHRhc2sYBCABKAsyFi50cmFja2luZy52MS5UYXNrSW5wdXQiNQoSVXBkYXRlVGFza1Jlc3BvbnNlEh8KBHRhc2sYASABKAsyES50cmFja2luZy52MS5UYXNrIk4KEURlbGV0ZVRhc2tSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxISCgpwcm9qZWN0X2lkGAIgASgDEg8KB3Rhc2tfaWQYAyABKAMiFAoSRGVsZXRlVGFza1Jlc3BvbnNlIukCChlMaXN0V29ya3NwYWNlVGFza3NSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxIhCgVzaW5jZRgCIAEoA0INsrsYCRAAGP+C0f+vB0gAiAEBEh8KBHBhZ2UYAyABKANCDLK7GAgQABj/////B0gBiAEBEiMKCHBlcl9wYWdlGAQgASgDQgyyuxgIEAAY/////wdIAogBARIaCgpzb3J0X29yZGVyGAUgASgJQgayuxgCCAoSGgoKc29ydF9maWVsZBgGIAEoCUIGsrsYAggoEhYKBmFjdGl2ZRgHIAEoCUIGsrsYAggUEh8KA3BpZBgIIAEoA0INsrsYCRj/////////D0gDiAEBEhoKCnN0YXJ0X2RhdGUYCSABKAlCBrK7GAIIFBIYCghlbmRfZGF0ZRgKIAEoCUIGsrsYAggUQggKBl9zaW5jZUIHCgVfcGFnZUILCglfcGVyX3BhZ2VCBgoEX3BpZCKaAQoaTGlzdFdvcmtzcGFjZVRhc2tzUmVzcG9uc2USHwoEZGF0YRgBIAMoCzIRLnRyYWNraW5nLnYxLlRhc2sSDAoEcGFnZRgCIAEoAxIQCghwZXJfcGFnZRgDIAEoAxISCgpzb3J0X2ZpZWxkGAQgASgJEhIKCnNvcnRfb3JkZXIYBSABKAkSEwoLdG90YWxfY291bnQYBiABKAMijgEKEVBhdGNoVGFza3NSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxISCgpwcm9qZWN0X2lkGAIgASgDEhkKCHRhc2tfaWRzGAMgASgJQgeyuxgDCNAPEjQKCm9wZXJhdGlvbnMYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWVCCLK7GAQIwIQ9Ii8KEFRhc2tQYXRjaEZhaWx1cmUSCgoCaWQYASABKAMSDwoHbWVzc2FnZRgCIAEoCSJVChJQYXRjaFRhc2tzUmVzcG9uc2USLgoHZmFpbHVyZRgBIAMoCzIdLnRyYWNraW5nLnYxLlRhc2tQYXRjaEZhaWx1cmUSDwoHc3VjY2VzcxgCIAMoAyL7AQoeTGlzdFdvcmtzcGFjZVRhc2tzQmFzaWNSZXF1ZXN0EhQKDHdvcmtzcGFjZV9pZBgBIAEoAxIfCgRwYWdlGAIgASgDQgyyuxgIEAAY/////wdIAIgBARIjCghwZXJfcGFnZRgDIAEoA0IMsrsYCBAAGP////8HSAGIAQESGgoKc29ydF9vcmRlchgEIAEoCUIGsrsYAggKEhoKCnNvcnRfZmllbGQYBSABKAlCBrK7GAIIKBIWCgZhY3RpdmUYBiABKAlCBrK7GAIIFBIXCgZzZWFyY2gYByABKAlCB7K7GAMI6AdCBwoFX3BhZ2VCCwoJX3Blcl9wYWdlIp8BCh9MaXN0V29ya3NwYWNlVGFza3NCYXNpY1Jlc3BvbnNlEh8KBGRhdGEYASADKAsyES50cmFja2luZy52MS5UYXNrEgwKBHBhZ2UYAiABKAMSEAoIcGVyX3BhZ2UYAyABKAMSEgoKc29ydF9maWVsZBgEIAEoCRISCgpzb3J0X29yZGVyGAUgASgJEhMKC3RvdGFsX2NvdW50GAYgASgDMpcLCgtUYXNrU2VydmljZRK2AQoQTGlzdFByb2plY3RUYXNrcxIkLnRyYWNraW5nLnYxLkxpc3RQcm9qZWN0VGFza3NSZXF1ZXN0GiUudHJhY2tpbmcudjEuTGlzdFByb2plY3RUYXNrc1Jlc3BvbnNlIlWiuxhLCgNHRVQSPS9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9wcm9qZWN0cy97cHJvamVjdF9pZH0vdGFza3MqBXRhc2tzursYAggDEqoBCgpDcmVhdGVUYXNrEh4udHJhY2tpbmcudjEuQ3JlYXRlVGFza1JlcXVlc3QaHy50cmFja2luZy52MS5DcmVhdGVUYXNrUmVzcG9uc2UiW6K7GFEKBFBPU1QSPS9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9wcm9qZWN0cy97cHJvamVjdF9pZH0vdGFza3MiBHRhc2sqBHRhc2u6uxgCCAMSpAEKB0dldFRhc2sSGy50cmFja2luZy52MS5HZXRUYXNrUmVxdWVzdBocLnRyYWNraW5nLnYxLkdldFRhc2tSZXNwb25zZSJeorsYVAoDR0VUEkcvYXBpL3Y5L3dvcmtzcGFjZXMve3dvcmtzcGFjZV9pZH0vcHJvamVjdHMve3Byb2plY3RfaWR9L3Rhc2tzL3t0YXNrX2lkfSoEdGFza7q7GAIIAxKzAQoKVXBkYXRlVGFzaxIeLnRyYWNraW5nLnYxLlVwZGF0ZVRhc2tSZXF1ZXN0Gh8udHJhY2tpbmcudjEuVXBkYXRlVGFza1Jlc3BvbnNlImSiuxhaCgNQVVQSRy9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS9wcm9qZWN0cy97cHJvamVjdF9pZH0vdGFza3Mve3Rhc2tfaWR9IgR0YXNrKgR0YXNrursYAggDEqwBCgpEZWxldGVUYXNrEh4udHJhY2tpbmcudjEuRGVsZXRlVGFza1JlcXVlc3QaHy50cmFja2luZy52MS5EZWxldGVUYXNrUmVzcG9uc2UiXaK7GFMKBkRFTEVURRJHL2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3Byb2plY3RzL3twcm9qZWN0X2lkfS90YXNrcy97dGFza19pZH1QAbq7GAIIAxKfAQoSTGlzdFdvcmtzcGFjZVRhc2tzEiYudHJhY2tpbmcudjEuTGlzdFdvcmtzcGFjZVRhc2tzUmVxdWVzdBonLnRyYWNraW5nLnYxLkxpc3RXb3Jrc3BhY2VUYXNrc1Jlc3BvbnNlIjiiuxguCgNHRVQSJy9hcGkvdjkvd29ya3NwYWNlcy97d29ya3NwYWNlX2lkfS90YXNrc7q7GAIIAxK2AQoKUGF0Y2hUYXNrcxIeLnRyYWNraW5nLnYxLlBhdGNoVGFza3NSZXF1ZXN0Gh8udHJhY2tpbmcudjEuUGF0Y2hUYXNrc1Jlc3BvbnNlImeiuxhdCgVQQVRDSBJIL2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3Byb2plY3RzL3twcm9qZWN0X2lkfS90YXNrcy97dGFza19pZHN9IgpvcGVyYXRpb25zursYAggDErQBChdMaXN0V29ya3NwYWNlVGFza3NCYXNpYxIrLnRyYWNraW5nLnYxLkxpc3RXb3Jrc3BhY2VUYXNrc0Jhc2ljUmVxdWVzdBosLnRyYWNraW5nLnYxLkxpc3RXb3Jrc3BhY2VUYXNrc0Jhc2ljUmVzcG9uc2UiPqK7GDQKA0dFVBItL2FwaS92OS93b3Jrc3BhY2VzL3t3b3Jrc3BhY2VfaWR9L3Rhc2tzL2Jhc2ljursYAggDGgSouxgCYgZwcm90bzM", [file_gateway_v1_annotations, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message tracking.v1.Task
@@ -501,6 +501,187 @@ export const ListWorkspaceTasksResponseSchema: GenMessage<ListWorkspaceTasksResp
   messageDesc(file_tracking_v1_tasks, 13);
 
 /**
+ * @generated from message tracking.v1.PatchTasksRequest
+ */
+export type PatchTasksRequest = Message<"tracking.v1.PatchTasksRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+
+  /**
+   * @generated from field: int64 project_id = 2;
+   */
+  projectId: bigint;
+
+  /**
+   * Comma-separated task ids (the rules bound how many).
+   *
+   * @generated from field: string task_ids = 3;
+   */
+  taskIds: string;
+
+  /**
+   * The JSON body: an array of {op, path, value}, read by the rules.
+   *
+   * @generated from field: google.protobuf.Value operations = 4;
+   */
+  operations?: Value | undefined;
+};
+
+/**
+ * Describes the message tracking.v1.PatchTasksRequest.
+ * Use `create(PatchTasksRequestSchema)` to create a new message.
+ */
+export const PatchTasksRequestSchema: GenMessage<PatchTasksRequest> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_tasks, 14);
+
+/**
+ * @generated from message tracking.v1.TaskPatchFailure
+ */
+export type TaskPatchFailure = Message<"tracking.v1.TaskPatchFailure"> & {
+  /**
+   * @generated from field: int64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * @generated from field: string message = 2;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message tracking.v1.TaskPatchFailure.
+ * Use `create(TaskPatchFailureSchema)` to create a new message.
+ */
+export const TaskPatchFailureSchema: GenMessage<TaskPatchFailure> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_tasks, 15);
+
+/**
+ * @generated from message tracking.v1.PatchTasksResponse
+ */
+export type PatchTasksResponse = Message<"tracking.v1.PatchTasksResponse"> & {
+  /**
+   * @generated from field: repeated tracking.v1.TaskPatchFailure failure = 1;
+   */
+  failure: TaskPatchFailure[];
+
+  /**
+   * @generated from field: repeated int64 success = 2;
+   */
+  success: bigint[];
+};
+
+/**
+ * Describes the message tracking.v1.PatchTasksResponse.
+ * Use `create(PatchTasksResponseSchema)` to create a new message.
+ */
+export const PatchTasksResponseSchema: GenMessage<PatchTasksResponse> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_tasks, 16);
+
+/**
+ * @generated from message tracking.v1.ListWorkspaceTasksBasicRequest
+ */
+export type ListWorkspaceTasksBasicRequest = Message<"tracking.v1.ListWorkspaceTasksBasicRequest"> & {
+  /**
+   * @generated from field: int64 workspace_id = 1;
+   */
+  workspaceId: bigint;
+
+  /**
+   * From 1 (the default).
+   *
+   * @generated from field: optional int64 page = 2;
+   */
+  page?: bigint | undefined;
+
+  /**
+   * Default 50, at most 200.
+   *
+   * @generated from field: optional int64 per_page = 3;
+   */
+  perPage?: bigint | undefined;
+
+  /**
+   * ASC (default) or DESC.
+   *
+   * @generated from field: string sort_order = 4;
+   */
+  sortOrder: string;
+
+  /**
+   * name (default) or created_at.
+   *
+   * @generated from field: string sort_field = 5;
+   */
+  sortField: string;
+
+  /**
+   * true (default), false, or both.
+   *
+   * @generated from field: string active = 6;
+   */
+  active: string;
+
+  /**
+   * Case-insensitive substring of the name.
+   *
+   * @generated from field: string search = 7;
+   */
+  search: string;
+};
+
+/**
+ * Describes the message tracking.v1.ListWorkspaceTasksBasicRequest.
+ * Use `create(ListWorkspaceTasksBasicRequestSchema)` to create a new message.
+ */
+export const ListWorkspaceTasksBasicRequestSchema: GenMessage<ListWorkspaceTasksBasicRequest> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_tasks, 17);
+
+/**
+ * @generated from message tracking.v1.ListWorkspaceTasksBasicResponse
+ */
+export type ListWorkspaceTasksBasicResponse = Message<"tracking.v1.ListWorkspaceTasksBasicResponse"> & {
+  /**
+   * @generated from field: repeated tracking.v1.Task data = 1;
+   */
+  data: Task[];
+
+  /**
+   * @generated from field: int64 page = 2;
+   */
+  page: bigint;
+
+  /**
+   * @generated from field: int64 per_page = 3;
+   */
+  perPage: bigint;
+
+  /**
+   * @generated from field: string sort_field = 4;
+   */
+  sortField: string;
+
+  /**
+   * @generated from field: string sort_order = 5;
+   */
+  sortOrder: string;
+
+  /**
+   * @generated from field: int64 total_count = 6;
+   */
+  totalCount: bigint;
+};
+
+/**
+ * Describes the message tracking.v1.ListWorkspaceTasksBasicResponse.
+ * Use `create(ListWorkspaceTasksBasicResponseSchema)` to create a new message.
+ */
+export const ListWorkspaceTasksBasicResponseSchema: GenMessage<ListWorkspaceTasksBasicResponse> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_tasks, 18);
+
+/**
  * TaskService manages the tasks of a workspace's projects.
  *
  * @generated from service tracking.v1.TaskService
@@ -555,6 +736,26 @@ export const TaskService: GenService<{
     methodKind: "unary";
     input: typeof ListWorkspaceTasksRequestSchema;
     output: typeof ListWorkspaceTasksResponseSchema;
+  },
+  /**
+   * RFC 6902 operations on the comma-separated tasks of the project, each applied on its own.
+   *
+   * @generated from rpc tracking.v1.TaskService.PatchTasks
+   */
+  patchTasks: {
+    methodKind: "unary";
+    input: typeof PatchTasksRequestSchema;
+    output: typeof PatchTasksResponseSchema;
+  },
+  /**
+   * The workspace's tasks, paged, searched by name.
+   *
+   * @generated from rpc tracking.v1.TaskService.ListWorkspaceTasksBasic
+   */
+  listWorkspaceTasksBasic: {
+    methodKind: "unary";
+    input: typeof ListWorkspaceTasksBasicRequestSchema;
+    output: typeof ListWorkspaceTasksBasicResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tracking_v1_tasks, 0);

@@ -1,5 +1,5 @@
 import { toJson, type JsonValue } from "@bufbuild/protobuf";
-import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import { ValueSchema, type Value } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { PreferenceService } from "../../../gen/accounts/v1/preferences_pb.js";
 import type { AccountsKit } from "../kit.js";
@@ -17,6 +17,17 @@ export function preferenceHandlers({ storage, clock, auth }: AccountsKit) {
     return { view: preferencesView(stored, { pg_time_zone_name: user.timezone }), updatedAt: stored.updatedAt };
   }
 
+  /** Applies a POST body's changes to the caller's preferences (every client shares them). */
+  async function update(body: Value | undefined, ctx: HandlerContext) {
+    const user = await auth.currentUser(ctx);
+    const changes = preferenceChanges(body ? (toJson(ValueSchema, body) as JsonValue) : undefined);
+    const now = clock.now();
+    await storage.change(async (trx) => {
+      const stored = await preferencesStore.readForChange(trx, user.id);
+      await preferencesStore.write(trx, user.id, stored, applyChanges(stored, changes), now);
+    });
+  }
+
   return (router: ConnectRouter) =>
     router.service(PreferenceService, {
       async getPreferences(_req, ctx) {
@@ -24,13 +35,13 @@ export function preferenceHandlers({ storage, clock, auth }: AccountsKit) {
       },
 
       async updatePreferences(req, ctx) {
-        const user = await auth.currentUser(ctx);
-        const changes = preferenceChanges(req.preferences ? (toJson(ValueSchema, req.preferences) as JsonValue) : undefined);
-        const now = clock.now();
-        await storage.change(async (trx) => {
-          const stored = await preferencesStore.readForChange(trx, user.id);
-          await preferencesStore.write(trx, user.id, stored, applyChanges(stored, changes), now);
-        });
+        await update(req.preferences, ctx);
+        return {};
+      },
+
+      async updateClientPreferences(req, ctx) {
+        checkClient(req.client);
+        await update(req.preferences, ctx);
         return {};
       },
 

@@ -1,4 +1,4 @@
-import { assignmentEmpty, assignmentOperationInvalid, assignmentUserAndGroup, assignmentUserOrGroupMissing, organizationAdminNotRemovable, payingUserNotRemovable, workspaceOwnerNotRemovable, workspaceUserIdsMissing, workspaceUserIdsRepeated } from "../errors.js";
+import { assignmentEmpty, assignmentOperationInvalid, assignmentUserAndGroup, assignmentUserOrGroupMissing, organizationAdminNotRemovable, payingUserNotRemovable, workspaceOwnerNotRemovable, workspaceUserIdsMissing, workspaceUserIdsRepeated, workspaceMemberAdminAndRole, workspaceMemberChangeMissing, workspaceMemberRoleInvalid } from "../errors.js";
 import type { OrganizationRow, OrganizationUserRow } from "../organizations/store.js";
 import { isPaid } from "../organizations/plan.js";
 
@@ -30,4 +30,17 @@ export function checkUnassignable(organization: OrganizationRow, member: Organiz
   if (member.owner && isPaid(organization)) throw payingUserNotRemovable();
   if (member.owner) throw workspaceOwnerNotRemovable();
   if (member.admin) throw organizationAdminNotRemovable();
+}
+
+/** The workspace role ids PUT .../workspace_users/{id} takes: those of the organization roles admin and user. */
+const WORKSPACE_ROLE_IDS: Readonly<Record<number, boolean>> = { 1: true, 2: false };
+
+/** Whether a member change makes the member a workspace admin: `admin`, or `role_id` 1 (admin) / 2 (user), not both. */
+export function memberAdminChange(req: { admin?: boolean; roleId?: bigint }): boolean {
+  if (req.admin !== undefined && req.roleId !== undefined) throw workspaceMemberAdminAndRole();
+  if (req.admin !== undefined) return req.admin;
+  if (req.roleId === undefined) throw workspaceMemberChangeMissing();
+  const admin = WORKSPACE_ROLE_IDS[Number(req.roleId)];
+  if (admin === undefined) throw workspaceMemberRoleInvalid();
+  return admin;
 }

@@ -87,3 +87,15 @@ export async function deleteMemberships(trx: Knex.Transaction, memberships: Memb
       .update({ default_workspace_id: next ? Number(next.workspace_id) : null });
   }
 }
+
+/** The membership of that id in the workspace, locked for a change. */
+export async function membershipByIdForChange(trx: Knex.Transaction, workspace: WorkspaceRow, id: number): Promise<MembershipRow | undefined> {
+  return (await membershipsForChange(trx, workspace, [id]))[0];
+}
+
+/** Makes the member a workspace admin or not; answers the membership as changed. */
+export async function setMembershipAdmin(trx: Knex.Transaction, membership: MembershipRow, admin: boolean): Promise<MembershipRow> {
+  const role = admin ? "admin" : "user";
+  await trx("workspace_users").where({ id: membership.id }).update({ admin, role });
+  return { ...membership, admin, role };
+}

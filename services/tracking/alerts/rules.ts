@@ -23,6 +23,9 @@ export const RECEIVER_ROLES = ["admin", "project_manager", "member"] as const;
 /** The receiver type (`receivers`): which receiver lists an alert has, as bits. */
 export const RECEIVER_TYPE = { roles: 1, users: 2 } as const;
 
+/** The settings of a POST or PUT body (the same fields in both). */
+export type AlertBody = Pick<CreateAlertRequest, "sourceKind" | "projectId" | "thresholdType" | "thresholds" | "receiverRoles" | "receiverUsers" | "objectType" | "receivers">;
+
 /** A checked alert, ready to store. */
 export interface AlertSettings {
   objectType: number;
@@ -36,7 +39,7 @@ export interface AlertSettings {
 }
 
 /** The request's alert, or the first of the reference's errors it has (in the reference's order). */
-export function alertSettings(req: CreateAlertRequest): AlertSettings {
+export function alertSettings(req: AlertBody): AlertSettings {
   const sourceKind = req.sourceKind?.trim() ?? "";
   if (!sourceKind) throw alertFieldBlank("source kind");
   const kind = Object.hasOwn(SOURCE_KINDS, sourceKind) ? SOURCE_KINDS[sourceKind] : undefined;

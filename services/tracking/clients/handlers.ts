@@ -4,10 +4,12 @@ import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import { trackingScope } from "../scope.js";
 import { clientEvent, clientMessage } from "./view.js";
 import { clients, type ClientRow } from "./store.js";
-import { checkBodyWorkspace, clientName, statusFilter } from "./rules.js";
+import { checkBodyWorkspace, clientIdsOf, clientName, statusFilter } from "./rules.js";
 import { detachClientProjects, setClientProjectsActive } from "../projects/cascade.js";
 import { storageId } from "../../../lib/ids.js";
 import { clientMissing, clientNotFound, nameTaken, restoreChoiceAmbiguous } from "../errors.js";
+import { toJson } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
 
 const noClient = (id: bigint) => () => clientNotFound(id);
 
@@ -19,6 +21,14 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
         const scope = trackingScope(ctx);
         const rows = await clients.list(db, scope.workspace, { where: statusFilter(req.status), contains: { name: req.name.trim() } });
         return { clients: rows.map(clientMessage) };
+      },
+
+      async listClientsData(req, ctx) {
+        const scope = trackingScope(ctx);
+        const ids = clientIdsOf(req.clientIds ? toJson(ValueSchema, req.clientIds) : undefined);
+        if (ids.length === 0) return { clients: [] };
+        const rows = await clients.query(db, scope.workspace).whereIn("id", ids).orderByRaw("lower(name)").orderBy("id");
+        return { clients: rows.map((raw: Record<string, unknown>) => clientMessage(clients.read(raw))) };
       },
 
       async createClient(req, ctx) {

@@ -6,8 +6,8 @@ import { applyEach, parseIdList, parsePatchOperations } from "../../../lib/bulk-
 import type { Knex } from "../../../lib/db.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import type { Emit } from "../../../lib/storage.js";
-import { type TrackingScope, trackingScope } from "../scope.js";
-import { INVALID_PROJECT_IDS, invalidProject } from "../errors.js";
+import { type TrackingScope, trackingScope, trackingUserScope } from "../scope.js";
+import { INVALID_PROJECT_IDS, invalidProject, periodsRangeInvalid, pinLimitFree, pinLimitPaid, projectNotAccessible } from "../errors.js";
 import { deleteProjectGroupsOf } from "../project-groups/changes.js";
 import { deleteProjectUsersOf, projectUserEvent } from "../project-users/changes.js";
 import { projectUsers } from "../project-users/store.js";
@@ -18,7 +18,9 @@ import { canSee, checkMayManage, visibleTo } from "./access.js";
 import { newProjectRow, projectChanges, type ProjectEdit } from "./changes.js";
 import { filterProjects, listRows } from "./list.js";
 import { PROJECT_PATCH_PATHS, editOfPatch } from "./patch.js";
-import { MAX_PATCH_PROJECTS, checkMayCreate, dayOf, deletionMode } from "./rules.js";
+import { MAX_PATCH_PROJECTS, checkMayCreate, currentPeriod, dayOf, deletionMode, projectDate, recurringPeriods } from "./rules.js";
+import { MAX_PINS, pinnedAmong, projectPins } from "./pins.js";
+import { DEFAULT_MY_PROJECTS_PAGE, MAX_MY_PROJECTS_PAGE, earliestAndLatestEntry } from "./statistics.js";
 import { projects, type ProjectRow } from "./store.js";
 import { projectEvent, projectMessages } from "./view.js";
 
@@ -42,6 +44,16 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
     return updated;
   }
 
+  /** The caller's pins among the rows. */
+  const pinsOf = (q: Knex, scope: TrackingScope, rows: ProjectRow[]) => pinnedAmong(q, scope.workspace, Number(scope.userId), rows.map((r) => r.id));
+
+  /** The live project of the path that the caller sees, or `missing`. */
+  async function visibleProject(scope: TrackingScope, id: bigint, missing: () => Error): Promise<ProjectRow> {
+    const row = await projects.getLive(db, scope.workspace, id);
+    if (!row || !(await canSee(db, scope.viewer, row))) throw missing();
+    return row;
+  }
+
   return (router: ConnectRouter) =>
     router.service(ProjectService, {
       async listProjects(req, ctx) {
@@ -49,7 +61,7 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
                 const now = clock.now();
         const q = filterProjects(db, visibleTo(db, projects.query(db, scope.workspace), scope.viewer), req, scope.viewer, dayOf(now));
         const rows = await listRows(db, q, scope.workspace);
-        return { projects: await projectMessages(db, rows, now) };
+        return { projects: await projectMessages(db, rows, now, await pinsOf(db, scope, rows)) };
       },
 
       async createProject(req, ctx) {
@@ -82,7 +94,7 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
         const scope = trackingScope(ctx);
         const row = await projects.getLive(db, scope.workspace, req.projectId);
         if (!row || !(await canSee(db, scope.viewer, row))) throw invalidProject();
-        return { project: (await projectMessages(db, [row], clock.now()))[0] };
+        return { project: (await projectMessages(db, [row], clock.now(), await pinsOf(db, scope, [row])))[0] };
       },
 
       async updateProject(req, ctx) {
@@ -121,6 +133,81 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
         const edit = editOfPatch(operations);
                 const result = await applyEach(ids, (id) => storage.change(async (trx, emit) => void (await changeProject(trx, emit, scope, BigInt(id), edit))));
         return { success: result.success.map(BigInt), failure: result.failure.map((f) => ({ id: BigInt(f.id), message: f.message })) };
+      },
+
+      async getProjectsBillableAmounts(req, ctx) {
+        const scope = trackingScope(ctx);
+        const ids = [...new Set(req.projectIds.filter((id) => id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER)).map(Number))];
+        if (ids.length === 0) return { projects: [] };
+        const q = visibleTo(db, projects.query(db, scope.workspace).whereIn("id", ids).whereNull("server_deleted_at"), scope.viewer);
+        const rows = (await q.orderBy("sort_name").orderBy("id")).map((raw: Record<string, unknown>) => projects.read(raw));
+        return { projects: await projectMessages(db, rows, clock.now(), await pinsOf(db, scope, rows)) };
+      },
+
+      async listProjectTemplates(req, ctx) {
+        const scope = trackingScope(ctx);
+        const q = visibleTo(db, projects.query(db, scope.workspace).where("template", true).whereNull("server_deleted_at"), scope.viewer);
+        const rows = (await q.orderBy("sort_name").orderBy("id")).map((raw: Record<string, unknown>) => projects.read(raw));
+        return { projects: await projectMessages(db, rows, clock.now(), await pinsOf(db, scope, rows)) };
+      },
+
+      async listProjectPeriods(req, ctx) {
+        const scope = trackingScope(ctx);
+        const row = await visibleProject(scope, req.projectId, invalidProject);
+        const from = req.startDate.trim() ? projectDate(req.startDate, "start_date") : undefined;
+        const to = req.endDate.trim() ? projectDate(req.endDate, "end_date") : undefined;
+        if (from && to && to < from) throw periodsRangeInvalid();
+        if (!row.recurring || !row.recurring_parameters) return { periods: [] };
+        // Without bounds, the period that holds today.
+        const current = currentPeriod(row.recurring_parameters, dayOf(clock.now()));
+        const periods = recurringPeriods(row.recurring_parameters, from ?? current.start, to ?? (from && from > current.end ? from : current.end));
+        return { periods: periods.map((p) => ({ startDate: p.start, endDate: p.end })) };
+      },
+
+      async pinProject(req, ctx) {
+        const scope = trackingScope(ctx);
+        const row = await visibleProject(scope, req.projectId, projectNotAccessible);
+        const userId = Number(scope.userId);
+        await storage.change(async (trx) => {
+          const mine = projectPins.query(trx, scope.workspace).where("user_id", userId);
+          const existing = await mine.clone().where("project_id", row.id).forUpdate().first("id");
+          if (req.pin === false) {
+            if (existing) await projectPins.query(trx, scope.workspace).where("id", existing.id).delete();
+            return;
+          }
+          if (existing) return;
+          const max = scope.premium ? MAX_PINS.paid : MAX_PINS.free;
+          const [{ n }] = await mine.clone().count({ n: "*" });
+          if (Number(n) >= max) throw scope.premium ? pinLimitPaid(max) : pinLimitFree();
+          await projectPins.insert(trx, { workspace_id: scope.workspace, project_id: row.id, user_id: userId, created_at: clock.now() });
+        }, { againOnDuplicate: { attempts: 3, giveUp: projectNotAccessible } });
+        return {};
+      },
+
+      async getProjectStatistics(req, ctx) {
+        const scope = trackingScope(ctx);
+        const row = await visibleProject(scope, req.projectId, invalidProject);
+        const { earliest, latest } = await earliestAndLatestEntry(db, scope.workspace, row.id);
+        return { earliestTimeEntry: earliest, latestTimeEntry: latest };
+      },
+
+      async listMyProjectsPaginated(req, ctx) {
+        const user = trackingUserScope(ctx);
+        const perPage = req.perPage === undefined || req.perPage === 0n ? DEFAULT_MY_PROJECTS_PAGE : Math.min(Number(req.perPage), MAX_MY_PROJECTS_PAGE);
+        const since = req.since === undefined ? undefined : new Date(Number(req.since) * 1000);
+        const from = req.startProjectId === undefined ? 0 : Number(req.startProjectId);
+        const rows: ProjectRow[] = [];
+        const pinned = new Set<number>();
+        for (const scope of await user.workspaces()) {
+          const q = visibleTo(db, projects.query(db, scope.workspace), scope.viewer).where("id", ">=", from);
+          if (since) q.where("at", ">=", since);
+          else q.whereNull("server_deleted_at");
+          const found = (await q.orderBy("id").limit(perPage)).map((raw: Record<string, unknown>) => projects.read(raw));
+          rows.push(...found);
+          for (const id of await pinsOf(db, scope, found)) pinned.add(id);
+        }
+        const page = rows.sort((a, b) => a.id - b.id).slice(0, perPage);
+        return { projects: await projectMessages(db, page, clock.now(), pinned) };
       },
     });
 }

@@ -3,6 +3,7 @@ import type { Knex } from "../../../lib/db.js";
 import { likePattern } from "../../../lib/scoped-table.js";
 import { storageId } from "../../../lib/ids.js";
 import { projectsOfGroups, projectsOfUsers, type Viewer } from "./access.js";
+import { projectPins } from "./pins.js";
 import { projects, type ProjectRow } from "./store.js";
 import { activeFilter, pageOf, sortOf, statusesOf, type ProjectStatus } from "./rules.js";
 
@@ -54,6 +55,8 @@ export function filterProjects(db: Knex, q: Knex.QueryBuilder, req: ListProjects
   if (req.onlyTemplates) q.where("template", true);
   const name = req.name.trim();
   if (name) q.andWhereRaw(`sort_name LIKE ? ESCAPE '!'`, [likePattern(name)]);
+  // `sort_pinned`: the viewer's pinned projects first, each part in the list's order.
+  if (req.sortPinned) q.orderByRaw("CASE WHEN id IN ? THEN 0 ELSE 1 END", [projectPins.query(db, viewer.workspace).where("user_id", viewer.userId).select("project_id")]);
   q.orderBy(sort.column, sort.desc ? "desc" : "asc").orderBy("id", sort.desc ? "desc" : "asc");
   return q.offset(page.offset).limit(page.limit);
 }

@@ -47,4 +47,21 @@ export const projectMigrations: Migration[] = [
       await knex.schema.dropTable("projects");
     },
   },
+  {
+    // Pins: the projects each user keeps at the top of their list (POST .../projects/{id}/pin).
+    name: "0015_project_pins",
+    async up(knex) {
+      await knex.schema.createTable("project_pins", (t) => {
+        t.bigIncrements("id");
+        t.bigInteger("workspace_id").notNullable();
+        t.bigInteger("project_id").notNullable();
+        t.bigInteger("user_id").notNullable();
+        t.dateTime("created_at", { precision: 6 }).notNullable();
+        t.unique(["workspace_id", "user_id", "project_id"], { indexName: "project_pins_ws_user_project" });
+      });
+    },
+    async down(knex) {
+      await knex.schema.dropTable("project_pins");
+    },
+  },
 ];

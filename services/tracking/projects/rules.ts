@@ -84,39 +84,64 @@ export function recurringParameters(input: { period: string; customPeriod?: bigi
   };
 }
 
+/** The date `n` periods of the recurrence after `d`. */
+function stepPeriod(params: RecurringParameters, d: Date, n: number): Date {
+  const out = new Date(d);
+  switch (params.period) {
+    case "weekly":
+      out.setUTCDate(out.getUTCDate() + 7 * n);
+      break;
+    case "monthly":
+      out.setUTCMonth(out.getUTCMonth() + n);
+      break;
+    case "quarterly":
+      out.setUTCMonth(out.getUTCMonth() + 3 * n);
+      break;
+    case "yearly":
+      out.setUTCFullYear(out.getUTCFullYear() + n);
+      break;
+    default:
+      out.setUTCDate(out.getUTCDate() + (params.custom_period ?? 1) * n);
+  }
+  return out;
+}
+
+/** The period of the recurrence that starts at `start`: its first and last day. */
+function periodFrom(params: RecurringParameters, start: Date): { start: string; end: string } {
+  const end = stepPeriod(params, start, 1);
+  end.setUTCDate(end.getUTCDate() - 1);
+  return { start: dayOf(start), end: dayOf(end) };
+}
+
 /** The current period of a recurring project: the one of its recurrence that holds today. */
 export function currentPeriod(params: RecurringParameters, today: string): { start: string; end: string } {
-  const step = (d: Date, n: number) => {
-    const out = new Date(d);
-    switch (params.period) {
-      case "weekly":
-        out.setUTCDate(out.getUTCDate() + 7 * n);
-        break;
-      case "monthly":
-        out.setUTCMonth(out.getUTCMonth() + n);
-        break;
-      case "quarterly":
-        out.setUTCMonth(out.getUTCMonth() + 3 * n);
-        break;
-      case "yearly":
-        out.setUTCFullYear(out.getUTCFullYear() + n);
-        break;
-      default:
-        out.setUTCDate(out.getUTCDate() + (params.custom_period ?? 1) * n);
-    }
-    return out;
-  };
   const origin = new Date(`${params.project_start_date}T00:00:00Z`);
   let start = origin;
   // Whole periods from the start to today (bounded: a start far in the past steps at most 10,000 times).
   for (let i = 1; i <= 10_000; i++) {
-    const next = step(origin, i);
+    const next = stepPeriod(params, origin, i);
     if (dayOf(next) > today) break;
     start = next;
   }
-  const end = step(start, 1);
-  end.setUTCDate(end.getUTCDate() - 1);
-  return { start: dayOf(start), end: dayOf(end) };
+  return periodFrom(params, start);
+}
+
+/** Most periods one answer of `GET .../projects/{id}/periods` holds. */
+export const MAX_PERIODS = 1000;
+
+/**
+ * The periods of a recurring project that meet the days `from`..`to` (both included, YYYY-MM-DD),
+ * from the project's start on, oldest first, at most MAX_PERIODS (10,000 steps at most).
+ */
+export function recurringPeriods(params: RecurringParameters, from: string, to: string): { start: string; end: string }[] {
+  const origin = new Date(`${params.project_start_date}T00:00:00Z`);
+  const out: { start: string; end: string }[] = [];
+  for (let i = 0; i < 10_000 && out.length < MAX_PERIODS; i++) {
+    const period = periodFrom(params, stepPeriod(params, origin, i));
+    if (period.start > to) break;
+    if (period.end >= from) out.push(period);
+  }
+  return out;
 }
 
 /** The fields a free workspace keeps at their free value, and that value. */

@@ -11,8 +11,8 @@ import type { ProjectRow } from "./store.js";
 
 const big = (n: number | null) => (n === null ? undefined : BigInt(n));
 
-/** A project as answered: `actual` is its tracked seconds, `today` decides its status. */
-export function projectMessage(row: ProjectRow, actual: number | undefined, today: string): Project {
+/** A project as answered: `actual` is its tracked seconds, `today` decides its status, `pinned` whether the caller pinned it. */
+export function projectMessage(row: ProjectRow, actual: number | undefined, today: string, pinned = false): Project {
   const recurring = row.recurring && row.recurring_parameters ? row.recurring_parameters : null;
   const period = recurring ? currentPeriod(recurring, today) : undefined;
   // A literal of every field (pages of up to 200 projects are answered): what create() would make.
@@ -61,12 +61,15 @@ export function projectMessage(row: ProjectRow, actual: number | undefined, toda
     status: projectStatus(row, today),
     permissions: undefined,
     isShared: false,
-    pinned: false,
+    pinned,
   };
 }
 
-/** The projects as answered, their tracked time read in one query per workspace. */
-export async function projectMessages(db: Knex, rows: ProjectRow[], now: Date): Promise<Project[]> {
+/**
+ * The projects as answered, their tracked time read in one query per workspace; `pinned` holds the
+ * ids the caller pinned (none when left out: events and lists that answer no one's pins).
+ */
+export async function projectMessages(db: Knex, rows: ProjectRow[], now: Date, pinned?: ReadonlySet<number>): Promise<Project[]> {
   const byWorkspace = new Map<number, number[]>();
   for (const row of rows) {
     const ids = byWorkspace.get(row.workspace_id);
@@ -76,7 +79,7 @@ export async function projectMessages(db: Knex, rows: ProjectRow[], now: Date): 
   const actual = new Map<number, number>();
   for (const [workspace, ids] of byWorkspace) for (const [id, seconds] of await actualSeconds(db, workspace, ids)) actual.set(id, seconds);
   const today = dayOf(now);
-  return rows.map((row) => projectMessage(row, actual.get(row.id), today));
+  return rows.map((row) => projectMessage(row, actual.get(row.id), today, pinned?.has(row.id) ?? false));
 }
 
 /** The event of a project's change, carrying the project as it stands. */

@@ -1,24 +1,11 @@
-import { create } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
-import { TrackReminderSchema, TrackReminderService, type TrackReminder } from "../../../gen/tracking/v1/reminders_pb.js";
+import { TrackReminderService } from "../../../gen/tracking/v1/reminders_pb.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import { type TrackingScope, trackingScope } from "../scope.js";
 import { reminderNotFound } from "../errors.js";
 import { reminderChecks, reminders, type ReminderRow } from "./store.js";
+import { reminderMessage } from "./view.js";
 import { checkGroups, checkMembers, reminderSettings, type ReminderInput, type ReminderSettings } from "./rules.js";
-
-function reminderMessage(row: ReminderRow): TrackReminder {
-  return create(TrackReminderSchema, {
-    reminderId: BigInt(row.id),
-    workspaceId: BigInt(row.workspace_id),
-    frequency: row.frequency,
-    threshold: row.threshold,
-    userIds: row.user_ids.map(BigInt),
-    groupIds: row.group_ids.map(BigInt),
-    createdAt: timestampFromDate(row.created_at),
-  });
-}
 
 export function reminderHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;

@@ -101,10 +101,14 @@ export function knownZone(timeZone: string): string {
   }
 }
 
+/** The frequency (in days) that stands for a calendar month (scheduled reports). */
+export const MONTHLY = 30;
+
 /**
- * The latest period of a reminder that has ended at `now`, in the user's time zone: yesterday for a
- * daily reminder, last week for a weekly one, from the user's first day of the week (`weekStart`,
- * 0 Sunday to 6 Saturday; Monday by default) at 00:00 to the next.
+ * The latest period that has ended at `now`, in the user's time zone: yesterday for a daily
+ * frequency (1), last week for a weekly one (7), from the user's first day of the week
+ * (`weekStart`, 0 Sunday to 6 Saturday; Monday by default) at 00:00 to the next, and last
+ * calendar month for a monthly one (MONTHLY, scheduled reports).
  */
 export function lastEndedPeriod(frequency: number, now: Date, timeZone = "UTC", weekStart = 1): Period {
   const zone = knownZone(timeZone);
@@ -112,8 +116,8 @@ export function lastEndedPeriod(frequency: number, now: Date, timeZone = "UTC", 
   const today: Day = { year: wall.getUTCFullYear(), month: wall.getUTCMonth() + 1, day: wall.getUTCDate() };
   // getUTCDay: 0 is Sunday; days since the week last began.
   const firstWeekday = Number.isInteger(weekStart) && weekStart >= 0 && weekStart <= 6 ? weekStart : 1;
-  const end = frequency === 1 ? today : addDays(today, -((wall.getUTCDay() - firstWeekday + 7) % 7));
-  const first = addDays(end, -frequency);
+  const end = frequency === 1 ? today : frequency === MONTHLY ? { ...today, day: 1 } : addDays(today, -((wall.getUTCDay() - firstWeekday + 7) % 7));
+  const first = frequency === MONTHLY ? { ...addDays(end, -1), day: 1 } : addDays(end, -frequency);
   return { start: midnight(first, zone), end: midnight(end, zone), firstDay: dayText(first), lastDay: dayText(addDays(end, -1)) };
 }
 

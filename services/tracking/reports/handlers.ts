@@ -1,36 +1,30 @@
-import type { ConnectRouter } from "@connectrpc/connect";
-import { ReportService, type SummaryReportAudit } from "../../../gen/tracking/v1/reports_pb.js";
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import { ReportService } from "../../../gen/tracking/v1/reports_pb.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
-import { reportFeatureNeeded } from "../errors.js";
-import { trackingScope, type TrackingScope } from "../scope.js";
+import { trackingScope } from "../scope.js";
 import { reportContext } from "./context.js";
 import { detailedPage } from "./detailed.js";
 import { detailedOrder, pageStart, summaryGrouping, totalsResolution } from "./rules.js";
-import { summaryGroups, type SummaryAudit } from "./summary.js";
+import { summaryAudit, summaryGroups } from "./summary.js";
 import { detailedTotals } from "./totals.js";
 import { detailedResponse, summaryResponse, totalsResponse, weeklyResponse } from "./view.js";
 import { weeklyRows } from "./weekly.js";
+import { csvFile, fileChunks, pdfFile, xlsxFile, type ReportTable } from "./formats/index.js";
+import { runReport, type ReportRequest } from "./run.js";
+import { fileName, KIND_TITLE, reportTable } from "./tables.js";
 
-const bound = (v: bigint | undefined) => (v === undefined ? undefined : Number(v));
-
-/** The summary's time audit (a premium feature): which groups are shown, by their totals. */
-function summaryAudit(scope: TrackingScope, audit: SummaryReportAudit | undefined): SummaryAudit | undefined {
-  if (!audit) return undefined;
-  if (!scope.premium) throw reportFeatureNeeded();
-  const f = audit.groupFilter;
-  return {
-    showEmptyGroups: audit.showEmptyGroups ?? false,
-    showTrackedGroups: audit.showTrackedGroups ?? true,
-    minSeconds: bound(f?.minDurationSeconds),
-    maxSeconds: bound(f?.maxDurationSeconds),
-    minAmountInCents: bound(f?.minAmountCents),
-    maxAmountInCents: bound(f?.maxAmountCents),
-  };
-}
+const WRITERS: Record<"csv" | "xlsx" | "pdf", (table: ReportTable) => AsyncIterable<Uint8Array>> = { csv: (table) => csvFile(table), xlsx: xlsxFile, pdf: pdfFile };
 
 /** The Reports API v3's JSON reports; the rows come from plain functions an export can call alike. */
 export function reportHandlers({ storage, identity }: ResourceKit) {
   const { db } = storage;
+
+  /** A report as a file: run as the caller sees the workspace (refusals before any byte), named by its kind and days. */
+  async function* fileOf(ctx: HandlerContext, request: ReportRequest, extension: keyof typeof WRITERS) {
+    const run = await runReport(db, identity, trackingScope(ctx), request);
+    yield* fileChunks(WRITERS[extension](reportTable(db, run, KIND_TITLE[request.kind])), fileName(run, extension));
+  }
+
   return (router: ConnectRouter) =>
     router.service(ReportService, {
       async getSummaryReport(req, ctx) {
@@ -73,5 +67,14 @@ export function reportHandlers({ storage, identity }: ResourceKit) {
         const report = await reportContext(identity, scope, req, { weekly: true });
         return weeklyResponse(report, await weeklyRows(db, report));
       },
+
+      exportSummaryReportCsv: (req, ctx) => fileOf(ctx, { kind: "summary", req }, "csv"),
+      exportSummaryReportXlsx: (req, ctx) => fileOf(ctx, { kind: "summary", req }, "xlsx"),
+      exportSummaryReportPdf: (req, ctx) => fileOf(ctx, { kind: "summary", req }, "pdf"),
+      exportDetailedReportCsv: (req, ctx) => fileOf(ctx, { kind: "detailed", req }, "csv"),
+      exportDetailedReportXlsx: (req, ctx) => fileOf(ctx, { kind: "detailed", req }, "xlsx"),
+      exportDetailedReportPdf: (req, ctx) => fileOf(ctx, { kind: "detailed", req }, "pdf"),
+      exportWeeklyReportCsv: (req, ctx) => fileOf(ctx, { kind: "weekly", req }, "csv"),
+      exportWeeklyReportPdf: (req, ctx) => fileOf(ctx, { kind: "weekly", req }, "pdf"),
     });
 }

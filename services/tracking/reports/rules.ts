@@ -277,3 +277,16 @@ export function totalsResolution(granularity: string | undefined, resolution: st
   }
   return undefined;
 }
+
+export const DISPLAY_MODES = ["date_only", "time_only", "date_time"] as const;
+
+/** How a detailed report's times are shown in its PDF: dates, times, or both. */
+export type DisplayMode = (typeof DISPLAY_MODES)[number];
+
+/** The PDF's `display_mode`: date_time by default (the reference also calls it date_and_time). */
+export function displayMode(raw: string | undefined): DisplayMode {
+  const mode = raw?.trim() || "date_time";
+  if (mode === "date_and_time") return "date_time";
+  if (!(DISPLAY_MODES as readonly string[]).includes(mode)) throw reportValueNotAllowed("display_mode", DISPLAY_MODES);
+  return mode as DisplayMode;
+}

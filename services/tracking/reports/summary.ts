@@ -1,4 +1,7 @@
 import type { Knex } from "../../../lib/db.js";
+import type { SummaryReportAudit } from "../../../gen/tracking/v1/reports_pb.js";
+import { reportFeatureNeeded } from "../errors.js";
+import type { TrackingScope } from "../scope.js";
 import { visibleTo } from "../projects/access.js";
 import { projects } from "../projects/store.js";
 import { clients } from "../clients/store.js";
@@ -51,6 +54,23 @@ export interface SummaryAudit {
   maxSeconds?: number;
   minAmountInCents?: number;
   maxAmountInCents?: number;
+}
+
+const bound = (v: bigint | undefined) => (v === undefined ? undefined : Number(v));
+
+/** The summary's time audit (a premium feature): which groups are shown, by their totals. */
+export function summaryAudit(scope: TrackingScope, audit: SummaryReportAudit | undefined): SummaryAudit | undefined {
+  if (!audit) return undefined;
+  if (!scope.premium) throw reportFeatureNeeded();
+  const f = audit.groupFilter;
+  return {
+    showEmptyGroups: audit.showEmptyGroups ?? false,
+    showTrackedGroups: audit.showTrackedGroups ?? true,
+    minSeconds: bound(f?.minDurationSeconds),
+    maxSeconds: bound(f?.maxDurationSeconds),
+    minAmountInCents: bound(f?.minAmountCents),
+    maxAmountInCents: bound(f?.maxAmountCents),
+  };
 }
 
 export interface SummaryOptions {

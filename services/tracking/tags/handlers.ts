@@ -3,8 +3,10 @@ import { TagService } from "../../../gen/tracking/v1/tags_pb.js";
 import { trackingScope, trackingUserScope } from "../scope.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import { deleteTag, insertTag, renameTag, tagMessage } from "./changes.js";
-import { tagNameTaken, tagNotFound } from "../errors.js";
-import { checkMayManageTags, tagName } from "./rules.js";
+import { tagIdsNotInWorkspace, tagNameTaken, tagNotFound } from "../errors.js";
+import { checkMayManageTags, tagIdsOf, tagName } from "./rules.js";
+import { toJson } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { tags, type TagRow } from "./store.js";
 
 /** A deleted tag is gone for every endpoint but `GET /me/tags?since=`. */
@@ -47,6 +49,21 @@ export function tagHandlers({ storage, clock }: ResourceKit) {
         checkMayManageTags(scope);
         const where = { scope: scope.workspace, id: req.tagId, missing: tagNotFound };
         await changeRow(storage, tags, where, (existing, trx, emit) => deleteTag(trx, emit, scope, liveOnly(existing), clock.now()));
+        return {};
+      },
+
+      async deleteTags(req, ctx) {
+        const scope = trackingScope(ctx);
+        checkMayManageTags(scope);
+        const ids = tagIdsOf(req.tagIds ? toJson(ValueSchema, req.tagIds) : undefined);
+        if (ids.length === 0) return {};
+        // All or none: one id that is not a live tag of the workspace refuses the whole request.
+        await storage.change(async (trx, emit) => {
+          const raws = await tags.query(trx, scope.workspace).whereIn("id", ids).whereNull("deleted_at").orderBy("id").forUpdate();
+          if (raws.length !== ids.length) throw tagIdsNotInWorkspace();
+          const now = clock.now();
+          for (const raw of raws) await deleteTag(trx, emit, scope, tags.read(raw), now);
+        });
         return {};
       },
 

@@ -1,14 +1,19 @@
+import { toJson } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
+import { applyEach, parseIdList, parsePatchOperations } from "../../../lib/bulk-patch.js";
 import { TaskService, type TaskInput } from "../../../gen/tracking/v1/tasks_pb.js";
 import type { Knex } from "../../../lib/db.js";
+import { likePattern } from "../../../lib/scoped-table.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
 import type { Emit } from "../../../lib/storage.js";
 import { type TrackingScope, trackingScope } from "../scope.js";
 import { canSee, checkMayManage, visibleTo } from "../projects/access.js";
-import { archivedProjectTasks, invalidProject, invalidTask, invalidUser, nameTaken, taskNameEmpty } from "../errors.js";
+import { INVALID_TASK_IDS, archivedProjectTasks, invalidProject, invalidTask, invalidUser, nameTaken, taskNameEmpty } from "../errors.js";
 import { activeFilter } from "../projects/rules.js";
 import { projects, type ProjectRow } from "../projects/store.js";
-import { DEFAULT_TASKS_PER_PAGE, MAX_TASKS_PER_PAGE, dayBoundary, taskName, taskSortOf } from "./rules.js";
+import { DEFAULT_TASKS_PER_PAGE, MAX_PATCH_TASKS, MAX_TASKS_PER_PAGE, dayBoundary, taskName, taskSortOf } from "./rules.js";
+import { TASK_PATCH_PATHS, editOfTaskPatch } from "./patch.js";
 import { tasks, type TaskRow } from "./store.js";
 import { taskEvent, taskMessages } from "./view.js";
 
@@ -60,6 +65,43 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
     if (input.estimatedSeconds !== undefined) out.estimated_seconds = input.estimatedSeconds === 0n ? null : Number(input.estimatedSeconds);
     if (input.userId !== undefined) out.user_id = input.userId === 0n ? null : Number(input.userId);
     return out;
+  }
+
+  /** Changes one live task of the project with the body's (or the operations') fields, in the caller's change. */
+  async function changeTask(trx: Knex.Transaction, emit: Emit, scope: TrackingScope, projectId: bigint, taskId: bigint, changes: Partial<TaskRow>): Promise<TaskRow> {
+    const project = await changeableProject(trx, scope, projectId);
+    const existing = await taskOf(trx, scope, project, taskId, true);
+    if (changes.sort_name !== undefined) await checkNameFree(trx, scope, project.id, changes.sort_name, existing.id);
+    const updated = await tasks.update(trx, existing, { ...changes, at: clock.now() });
+    await emit(await taskEvent(trx, "updated", updated, scope));
+    return updated;
+  }
+
+  /** The page of a workspace list (`GET .../tasks` and `.../tasks/basic`) with its envelope. */
+  async function taskPage(q: Knex.QueryBuilder, req: { page?: bigint; perPage?: bigint; sortField: string; sortOrder: string }) {
+    const sort = taskSortOf(req.sortField, req.sortOrder);
+    const page = req.page === undefined || req.page === 0n ? 1 : Number(req.page);
+    const perPage = req.perPage === undefined || req.perPage === 0n ? DEFAULT_TASKS_PER_PAGE : Math.min(Number(req.perPage), MAX_TASKS_PER_PAGE);
+    const [{ n }] = await q.clone().count({ n: "*" });
+    const raws = await q
+      .orderBy(sort.column, sort.order.toLowerCase() as "asc" | "desc")
+      .orderBy("id", sort.order.toLowerCase() as "asc" | "desc")
+      .offset((page - 1) * perPage)
+      .limit(perPage);
+    return {
+      data: await taskMessages(db, raws.map((raw: Record<string, unknown>) => tasks.read(raw))),
+      page: BigInt(page),
+      perPage: BigInt(perPage),
+      sortField: sort.field,
+      sortOrder: sort.order,
+      totalCount: BigInt(Number(n)),
+    };
+  }
+
+  /** The live tasks of the live projects the viewer sees. */
+  function visibleTasks(scope: TrackingScope): Knex.QueryBuilder {
+    const visible = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at"), scope.viewer).select("id");
+    return tasks.query(db, scope.workspace).whereIn("project_id", visible);
   }
 
   async function answer(row: TaskRow) {
@@ -121,14 +163,7 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
         const input: Partial<TaskInput> = req.task ?? {};
         const changes = changesOf(input);
         await checkAssignee(scope, input.userId);
-        return change(scope, async (trx, emit) => {
-          const project = await changeableProject(trx, scope, req.projectId);
-          const existing = await taskOf(trx, scope, project, req.taskId, true);
-          if (changes.sort_name !== undefined) await checkNameFree(trx, scope, project.id, changes.sort_name, existing.id);
-          const updated = await tasks.update(trx, existing, { ...changes, at: clock.now() });
-          await emit(await taskEvent(trx, "updated", updated, scope));
-          return updated;
-        });
+        return change(scope, (trx, emit) => changeTask(trx, emit, scope, req.projectId, req.taskId, changes));
       },
 
       async deleteTask(req, ctx) {
@@ -145,35 +180,47 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
 
       async listWorkspaceTasks(req, ctx) {
         const scope = trackingScope(ctx);
-        const viewer = scope.viewer;
-        const sort = taskSortOf(req.sortField, req.sortOrder);
+        taskSortOf(req.sortField, req.sortOrder);
         const active = activeFilter(req.active);
-        const page = req.page === undefined || req.page === 0n ? 1 : Number(req.page);
-        const perPage = req.perPage === undefined || req.perPage === 0n ? DEFAULT_TASKS_PER_PAGE : Math.min(Number(req.perPage), MAX_TASKS_PER_PAGE);
         const from = dayBoundary(req.startDate, "start_date", false);
         const to = dayBoundary(req.endDate, "end_date", true);
-        const visible = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at"), viewer).select("id");
-        const q = tasks.query(db, scope.workspace).whereIn("project_id", visible);
+        const q = visibleTasks(scope);
         if (req.since !== undefined) q.where("at", ">=", new Date(Number(req.since) * 1000));
         else q.whereNull("server_deleted_at");
         if (active !== undefined) q.where("active", active);
         if (req.pid !== undefined) q.where("project_id", Number(req.pid));
         if (from) q.where("at", ">=", from);
         if (to) q.where("at", "<", to);
-        const [{ n }] = await q.clone().count({ n: "*" });
-        const raws = await q
-          .orderBy(sort.column, sort.order.toLowerCase() as "asc" | "desc")
-          .orderBy("id", sort.order.toLowerCase() as "asc" | "desc")
-          .offset((page - 1) * perPage)
-          .limit(perPage);
-        return {
-          data: await taskMessages(db, raws.map((raw: Record<string, unknown>) => tasks.read(raw))),
-          page: BigInt(page),
-          perPage: BigInt(perPage),
-          sortField: sort.field,
-          sortOrder: sort.order,
-          totalCount: BigInt(Number(n)),
-        };
+        return taskPage(q, req);
+      },
+
+      async listWorkspaceTasksBasic(req, ctx) {
+        const scope = trackingScope(ctx);
+        taskSortOf(req.sortField, req.sortOrder);
+        const active = activeFilter(req.active);
+        const q = visibleTasks(scope).whereNull("server_deleted_at");
+        if (active !== undefined) q.where("active", active);
+        const search = req.search.trim().toLowerCase();
+        if (search) q.andWhereRaw(`sort_name LIKE ? ESCAPE '!'`, [likePattern(search)]);
+        return taskPage(q, req);
+      },
+
+      async patchTasks(req, ctx) {
+        const scope = trackingScope(ctx);
+        const ids = parseIdList(req.taskIds, { max: MAX_PATCH_TASKS, invalid: INVALID_TASK_IDS });
+        const operations = parsePatchOperations(req.operations ? toJson(ValueSchema, req.operations) : undefined, TASK_PATCH_PATHS);
+        const input = editOfTaskPatch(operations);
+        // What holds for every task is refused as a whole: the project, who may change it, its state.
+        const project = await projectOf(db, scope, req.projectId);
+        await checkMayManage(db, scope, project.id);
+        if (!project.active) throw archivedProjectTasks();
+        await checkAssignee(scope, input.userId);
+        const result = await applyEach(ids, async (id) => {
+          // A bad name fails each task alike, in its own entry of `failure`.
+          const changes = changesOf(input);
+          await storage.change(async (trx, emit) => void (await changeTask(trx, emit, scope, req.projectId, BigInt(id), changes)));
+        });
+        return { success: result.success.map(BigInt), failure: result.failure.map((f) => ({ id: BigInt(f.id), message: f.message })) };
       },
     });
 }

@@ -26,3 +26,6 @@ export function dayBoundary(raw: string, field: string, next: boolean): Date | u
   if (next) d.setUTCDate(d.getUTCDate() + 1);
   return d;
 }
+
+/** Most tasks one PATCH changes. */
+export const MAX_PATCH_TASKS = 100;

@@ -197,3 +197,62 @@ t.test("another workspace's alerts are neither listed nor deleted", async (t) =>
   }
   t.same((await sys.api("GET", base, { auth: owner.auth })).body, [mine.body]);
 });
+
+t.test("PUT replaces an alert's settings with the body's and answers the alert", async (t) => {
+  const created = await create(projectAlert);
+  t.equal(created.status, 200, created.text);
+  const res = await sys.api("PUT", `${base}/${created.body.id}`, {
+    auth: wsAdmin.auth,
+    body: { source_kind: "workspace", threshold_type: "hours", thresholds: [40], receiver_users: [member.id] },
+  });
+  t.equal(res.status, 200, res.text);
+  t.same(res.body, {
+    ...created.body,
+    project_id: null,
+    object_type: 2,
+    source_kind: "workspace",
+    threshold_type: "hours",
+    threshold: 40,
+    thresholds: "{40}",
+    receivers: 2,
+    receiver_roles: "{}",
+    receiver_users: `{${member.id}}`,
+  });
+  const list = await sys.api("GET", base, { auth: owner.auth });
+  t.same(list.body.find((a: { id: number }) => a.id === created.body.id), res.body);
+});
+
+t.test("PUT checks the body as POST does and refuses what is not there", async (t) => {
+  const created = await create(projectAlert);
+  const put = (id: number | string, body: unknown, user: TrackUser = owner) => sys.api("PUT", `${base}/${id}`, { auth: user.auth, body });
+  const cases: [unknown, string][] = [
+    [{ ...projectAlert, source_kind: "" }, alertFieldBlank("source kind").rawMessage],
+    [{ ...projectAlert, source_kind: "team" }, alertFieldOutOfRange("source kind").rawMessage],
+    [{ ...projectAlert, project_id: undefined }, alertFieldBlank("project").rawMessage],
+    [{ ...projectAlert, source_kind: "workspace", threshold_type: "hours" }, alertProjectUnsupported().rawMessage],
+    [{ ...projectAlert, thresholds: [5000] }, alertFieldOutOfRange("threshold").rawMessage],
+    [{ ...projectAlert, project_id: deletedProjectId }, invalidProject().rawMessage],
+    [{ ...projectAlert, project_id: foreignProjectId }, invalidProject().rawMessage],
+  ];
+  for (const [body, message] of cases) {
+    const res = await put(created.body.id, body);
+    t.equal(res.status, 400, JSON.stringify(body));
+    t.equal(res.body, message);
+  }
+  const unchanged = await sys.api("GET", base, { auth: owner.auth });
+  t.same(unchanged.body.find((a: { id: number }) => a.id === created.body.id), created.body, "a refused PUT changes nothing");
+  const missing = await put(999999, projectAlert);
+  t.equal(missing.status, 403);
+  t.equal(missing.body, alertNotFound().rawMessage);
+  const malformed = await put(0, projectAlert);
+  t.equal(malformed.status, 400);
+  t.equal(malformed.body, alertIdInvalid().rawMessage);
+  t.equal((await put(created.body.id, projectAlert, member)).status, 403, "plain members may not");
+  const foreign = await sys.api("POST", `/api/v9/workspaces/${stranger.workspaceId}/alerts`, {
+    auth: stranger.auth,
+    body: { source_kind: "workspace", threshold_type: "hours", thresholds: [1], receiver_roles: ["admin"] },
+  });
+  t.equal(foreign.status, 200, foreign.text);
+  const other = await put(foreign.body.id, { source_kind: "workspace", threshold_type: "hours", thresholds: [2], receiver_roles: ["admin"] });
+  t.equal(other.status, 403, "another workspace's alert is not there");
+});

@@ -201,3 +201,33 @@ t.test("weekly: seven days from start_date, one row per user and project", async
   t.equal((await post("weekly/time_entries", {})).status, 200, "end_date naming the seventh day");
   await refused("weekly/time_entries", { end_date: "2025-03-20" }, reportParameterUnsupported("end_date").rawMessage);
 });
+
+t.test("the reports as files: the same rows as CSV, XLSX and PDF, named by kind and days; a refused body is JSON", async (t) => {
+  const file = (path: string, body: Record<string, unknown> = {}, user: TrackUser = owner) => sys.api("POST", `${base}/${path}`, { auth: user.auth, body: { ...WEEK, ...body } });
+  const csv = await file("search/time_entries.csv");
+  t.equal(csv.status, 200, csv.text.slice(0, 200));
+  t.equal(csv.headers.get("content-type"), "text/csv; charset=utf-8");
+  t.match(csv.headers.get("content-disposition"), /attachment; filename="detailed_report_2025-03-10_2025-03-16.csv"/);
+  const lines = csv.text.trim().split(/\r?\n/);
+  t.match(lines[0], /^User,Email,Client,Project,Task,Description,Billable,Start date,Start time,End date,End time,Duration,Tags,Amount \(USD\)/);
+  t.equal(lines.length - 1, (await detailed({ page_size: 50 })).body.length, "one line per detailed row");
+  t.ok(lines.some((l) => l.includes("Zeta") && l.includes("02:00:00")), "a row's duration as HH:MM:SS");
+  const mine = await file("search/time_entries.csv", {}, mia);
+  t.equal(mine.text.trim().split(/\r?\n/).length - 1, 1, "a member's file holds their own entries only");
+  const summaryCsv = await file("summary/time_entries.csv");
+  t.equal(summaryCsv.status, 200);
+  t.match(summaryCsv.text, /Alpha/);
+  const weekly = await file("weekly/time_entries.csv");
+  t.equal(weekly.status, 200);
+  t.match(weekly.text.split(/\r?\n/)[0], /2025-03-10.*2025-03-16/, "the week's days as columns");
+  for (const [path, type, magic] of [
+    ["search/time_entries.xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "PK"],
+    ["summary/time_entries.pdf", "application/pdf", "%PDF"],
+    ["weekly/time_entries.pdf", "application/pdf", "%PDF"],
+  ]) {
+    const res = await file(path);
+    t.same([res.status, res.headers.get("content-type"), res.text.slice(0, magic.length)], [200, type, magic], path);
+  }
+  const refused = await file("search/time_entries.csv", { start_date: "2025-13-01" });
+  t.same([refused.status, refused.headers.get("content-type")?.startsWith("application/json")], [400, true], "a bad body is the JSON 400 before any byte");
+});

@@ -1,0 +1,92 @@
+import { createRegistry, fromBinary, type JsonValue } from "@bufbuild/protobuf";
+import { anyUnpack, timestampDate } from "@bufbuild/protobuf/wkt";
+import { WorkspaceSchema } from "../../../gen/accounts/v1/workspaces_pb.js";
+import { EventSchema, type Event } from "../../../gen/events/v1/event_pb.js";
+import type { BusMessage, Consumer, EventBus } from "../../../lib/bus.js";
+import { PROTO_FILES } from "../../../lib/contracts.js";
+import type { Knex } from "../../../lib/db.js";
+import type { Logger } from "../../../lib/logger.js";
+import { encodeMessage, trackingTimestamp } from "../../../lib/rest-json.js";
+import { recordAudit, type NewAuditRow } from "./store.js";
+
+/** The durable consumer of the EVENTS stream that records the audit log (all accounts replicas share it). */
+export const AUDIT_CONSUMER = "accounts-audit";
+
+/** The services whose events are an organization's changes. */
+const AUDITED = new Set(["accounts", "tracking"]);
+
+const registry = createRegistry(...PROTO_FILES);
+
+/** The entity as the time-tracking API shows it, or null. */
+function entityJson(event: Event): JsonValue {
+  if (!event.object) return null;
+  const desc = registry.getMessage(event.object.typeUrl.slice(event.object.typeUrl.lastIndexOf("/") + 1));
+  const object = anyUnpack(event.object, registry);
+  return object && desc ? encodeMessage(desc, object as unknown as Record<string, unknown>, trackingTimestamp) : null;
+}
+
+/** The organization of the event's workspace; a deleted workspace's own event names it. */
+async function organizationOf(db: Knex, event: Event): Promise<number | undefined> {
+  const id = Number(event.workspaceId);
+  if (!Number.isSafeInteger(id) || id <= 0) return undefined;
+  const row = await db("workspaces").where({ id }).first("organization_id");
+  if (row) return Number(row.organization_id);
+  if (event.entity === "workspace" && event.object) {
+    const workspace = anyUnpack(event.object, WorkspaceSchema);
+    if (workspace?.organizationId) return Number(workspace.organizationId);
+  }
+  return undefined;
+}
+
+/**
+ * AuditRecorder turns the accounts and tracking events of the stream into audit rows. It consumes
+ * the stream with a durable consumer (acknowledged once the rows are stored; a redelivered event is
+ * one row, by its id), so every accounts replica shares the work and none is lost while all are
+ * down. On the in-process bus, the publisher waits for it like for the notifier.
+ */
+export class AuditRecorder {
+  private consumer?: Consumer;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly bus: EventBus,
+    private readonly log: Logger,
+  ) {}
+
+  async start(): Promise<void> {
+    this.consumer = await this.bus.consume(AUDIT_CONSUMER, (msg) => this.record(msg));
+  }
+
+  async record(msg: BusMessage): Promise<void> {
+    let event: Event;
+    try {
+      event = fromBinary(EventSchema, msg.data);
+    } catch (err) {
+      // A message that is no event can never become one; it must not hold up the stream.
+      this.log.error({ err, subject: msg.subject }, "audit: skipping a message that is not an events.v1.Event");
+      return;
+    }
+    if (!AUDITED.has(event.service)) return;
+    const organization = await organizationOf(this.db, event);
+    if (organization === undefined) return;
+    const workspace = Number(event.workspaceId);
+    const row: NewAuditRow = {
+      event_id: event.id,
+      organization_id: organization,
+      workspace_id: workspace,
+      source: event.service,
+      entity_type: event.entity.slice(0, 50),
+      entity_id: event.objectId.slice(0, 64),
+      action: event.action.slice(0, 20),
+      user_id: event.userId > 0n ? Number(event.userId) : null,
+      occurred_at: event.occurredAt ? timestampDate(event.occurredAt) : new Date(),
+      details: JSON.stringify(entityJson(event)),
+    };
+    await recordAudit(this.db, [row]);
+  }
+
+  async stop(): Promise<void> {
+    await this.consumer?.stop();
+    this.consumer = undefined;
+  }
+}

@@ -1,0 +1,28 @@
+import type { Knex } from "../../../lib/db.js";
+import { ScopedTable } from "../../../lib/scoped-table.js";
+
+/** A project a user pinned to the top of their project list (per user, per workspace). */
+export interface ProjectPinRow {
+  id: number;
+  workspace_id: number;
+  project_id: number;
+  user_id: number;
+  created_at: Date;
+}
+
+export const projectPins = new ScopedTable<ProjectPinRow>({
+  table: "project_pins",
+  scope: "workspace_id",
+  columns: { id: "id", workspace_id: "id", project_id: "id", user_id: "id", created_at: "date" },
+  order: ["id"],
+});
+
+/** Most pins a user keeps in a workspace: premium (paid) workspaces and free ones. */
+export const MAX_PINS = { paid: 100, free: 1 } as const;
+
+/** The ids of the user's pinned projects among `projectIds`. */
+export async function pinnedAmong(db: Knex, workspace: number, userId: number, projectIds: number[]): Promise<Set<number>> {
+  if (projectIds.length === 0) return new Set();
+  const rows: { project_id: unknown }[] = await projectPins.query(db, workspace).where("user_id", userId).whereIn("project_id", projectIds).select("project_id");
+  return new Set(rows.map((r) => Number(r.project_id)));
+}

@@ -1,0 +1,145 @@
+import type { ConnectRouter } from "@connectrpc/connect";
+import { RateService } from "../../../gen/tracking/v1/rates_pb.js";
+import type { Knex } from "../../../lib/db.js";
+import type { ResourceKit } from "../../../lib/resource-kit.js";
+import type { Emit } from "../../../lib/storage.js";
+import { type TrackingScope, trackingScope } from "../scope.js";
+import { rateAccessDenied, rateAmountInvalid, rateEntityInvalid, ratePayloadMissing, rateTaskMissing } from "../errors.js";
+import { canSee, isManager } from "../projects/access.js";
+import { projects } from "../projects/store.js";
+import { projectEvent } from "../projects/view.js";
+import { projectUserEvent } from "../project-users/changes.js";
+import { projectUsers } from "../project-users/store.js";
+import { tasks } from "../tasks/store.js";
+import { taskEvent } from "../tasks/view.js";
+import { currentRate, planRate, rateLevelOf, rateTiming, rateTypeOf } from "./rules.js";
+import { rates, type RateLevel, type RateRow, type RateType } from "./store.js";
+import { rateMessage } from "./view.js";
+
+/** The entity a rate belongs to: its ids and the project that decides who may see and change it. */
+interface RateEntity {
+  level: RateLevel;
+  id: number;
+  projectId: number;
+  projectUserId: number | null;
+  taskId: number | null;
+}
+
+/**
+ * Rates of projects, project users and tasks, with their history. A new rate that holds now also
+ * becomes the entity's current rate (`rate`, or a project user's `labour_cost` for labor costs),
+ * with the entity's event, in the same change.
+ */
+export function rateHandlers({ storage, clock }: ResourceKit) {
+  const { db } = storage;
+
+  /** The live entity of the level that the caller sees (its project too). */
+  async function entityOf(q: Knex, scope: TrackingScope, level: RateLevel, id: bigint): Promise<RateEntity> {
+    const missing = level === "task" ? rateTaskMissing : rateEntityInvalid;
+    let entity: RateEntity | undefined;
+    if (level === "project") {
+      const project = await projects.getLive(q, scope.workspace, id);
+      if (project) entity = { level, id: project.id, projectId: project.id, projectUserId: null, taskId: null };
+    } else if (level === "project_user") {
+      const pu = await projectUsers.get(q, scope.workspace, id);
+      if (pu) entity = { level, id: pu.id, projectId: pu.project_id, projectUserId: pu.id, taskId: null };
+    } else {
+      const task = await tasks.getLive(q, scope.workspace, id);
+      if (task) entity = { level, id: task.id, projectId: task.project_id, projectUserId: null, taskId: task.id };
+    }
+    if (!entity) throw missing();
+    const project = await projects.getLive(q, scope.workspace, BigInt(entity.projectId));
+    if (!project || !(await canSee(q, scope.viewer, project))) throw missing();
+    return entity;
+  }
+
+  /** Billable rates: admins, the project's managers (to change) or members where the workspace shows rates (to read); labor costs: admins. */
+  async function checkAccess(q: Knex, scope: TrackingScope, entity: RateEntity, type: RateType, change: boolean): Promise<void> {
+    if (scope.admin) return;
+    if (type === "billable_rates") {
+      if (change && (await isManager(q, scope.workspace, entity.projectId, Number(scope.userId)))) return;
+      if (!change && !scope.rules.onlyAdminsSeeBillableRates) return;
+    }
+    throw rateAccessDenied();
+  }
+
+  const liveRates = async (q: Knex, scope: TrackingScope, entity: RateEntity, type: RateType, lock: boolean): Promise<RateRow[]> => {
+    const query = rates.query(q, scope.workspace).where({ level: entity.level, level_id: entity.id, type }).whereNull("deleted_at").orderBy("start").orderBy("id");
+    if (lock) query.forUpdate();
+    return (await query).map((raw: Record<string, unknown>) => rates.read(raw));
+  };
+
+  /** The entity's current value follows the rate that holds now. */
+  async function syncEntity(trx: Knex.Transaction, emit: Emit, scope: TrackingScope, entity: RateEntity, type: RateType, amount: number, now: Date): Promise<void> {
+    if (entity.level === "project" && type === "billable_rates") {
+      const row = await projects.getForChange(trx, scope.workspace, BigInt(entity.id));
+      if (!row || row.rate === amount) return;
+      const updated = await projects.update(trx, row, { rate: amount, rate_last_updated: now, at: now });
+      await emit(await projectEvent(trx, "updated", updated, scope, now));
+    } else if (entity.level === "project_user") {
+      const row = await projectUsers.getForChange(trx, scope.workspace, BigInt(entity.id));
+      if (!row) return;
+      const changes = type === "billable_rates" ? { rate: amount, rate_last_updated: now } : { labour_cost: Math.round(amount), labour_cost_last_updated: now };
+      if (type === "billable_rates" ? row.rate === amount : row.labour_cost === Math.round(amount)) return;
+      await emit(projectUserEvent("updated", await projectUsers.update(trx, row, { ...changes, at: now }), scope));
+    } else if (entity.level === "task" && type === "billable_rates") {
+      const row = await tasks.getForChange(trx, scope.workspace, BigInt(entity.id));
+      if (!row || row.rate === amount) return;
+      const updated = await tasks.update(trx, row, { rate: amount, rate_last_updated: now, at: now });
+      await emit(await taskEvent(trx, "updated", updated, scope));
+    }
+  }
+
+  return (router: ConnectRouter) =>
+    router.service(RateService, {
+      async createRate(req, ctx) {
+        const scope = trackingScope(ctx);
+        if (!req.level.trim() && req.levelId === undefined && req.amount === undefined) throw ratePayloadMissing();
+        const level = rateLevelOf(req.level);
+        if (req.levelId === undefined) throw level === "task" ? rateTaskMissing() : rateEntityInvalid();
+        const type = rateTypeOf(req.type);
+        if (req.amount === undefined || !(req.amount > 0)) throw rateAmountInvalid();
+        const amount = req.amount;
+        const { mode, start } = rateTiming(req.mode, req.start);
+        await storage.change(async (trx, emit) => {
+          const entity = await entityOf(trx, scope, level, req.levelId!);
+          await checkAccess(trx, scope, entity, type, true);
+          const now = clock.now();
+          const live = await liveRates(trx, scope, entity, type, true);
+          const plan = planRate(live, mode, start, now);
+          if (plan.replaced.length) await rates.query(trx, scope.workspace).whereIn("id", plan.replaced).update({ deleted_at: now, updated_at: now });
+          if (plan.ended) await rates.query(trx, scope.workspace).where("id", plan.ended.id).update({ end: plan.ended.end, updated_at: now });
+          await rates.insert(trx, {
+            workspace_id: scope.workspace,
+            level,
+            level_id: entity.id,
+            project_id: entity.projectId,
+            project_user_id: entity.projectUserId,
+            task_id: entity.taskId,
+            type,
+            amount,
+            start: plan.start,
+            end: plan.end,
+            rate_change_mode: mode,
+            creator_id: Number(scope.userId),
+            created_at: now,
+            updated_at: now,
+            deleted_at: null,
+          });
+          const current = currentRate(await liveRates(trx, scope, entity, type, false), now);
+          if (current) await syncEntity(trx, emit, scope, entity, type, current.amount, now);
+        });
+        return {};
+      },
+
+      async listRates(req, ctx) {
+        const scope = trackingScope(ctx);
+        const level = rateLevelOf(req.level);
+        const type = rateTypeOf(req.type);
+        const entity = await entityOf(db, scope, level, req.levelId);
+        await checkAccess(db, scope, entity, type, false);
+        const rows = (await rates.query(db, scope.workspace).where({ level, level_id: entity.id, type }).orderBy("start").orderBy("id")).map((raw: Record<string, unknown>) => rates.read(raw));
+        return { rates: rows.map(rateMessage) };
+      },
+    });
+}

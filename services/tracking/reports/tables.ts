@@ -1,0 +1,132 @@
+import type { Knex } from "../../../lib/db.js";
+import { detailedReportColumns, type Cell, type ChartBar, type Column, type ReportTable } from "./formats/index.js";
+import { detailedRows, type DetailedRow } from "./detailed.js";
+import { addDays, dayText, localTimeText, type DisplayMode, type Dimension } from "./rules.js";
+import { amountInCents } from "../reporting.js";
+import type { ReportRun } from "./run.js";
+
+/**
+ * A saved report's results as the table its files are written from (reports/formats/): the
+ * detailed report's every row in the real detailed CSV's columns; the summary's groups and
+ * sub-groups with their time (and amounts when the owner's view shows them); the weekly report's
+ * rows day by day. Shared by the file answers of /reports/api/v3/shared/{token} and the PDF a
+ * scheduled mail carries.
+ */
+
+/** A file's name: the report's kind and days, as the real exports name theirs. */
+export const fileName = (run: ReportRun, extension: string) => `${run.kind}_report_${dayText(run.ctx.range.first)}_${dayText(run.ctx.range.last)}.${extension}`;
+
+const DIMENSION_TITLE: Record<Dimension, string> = { projects: "Project", clients: "Client", users: "User", tags: "Tags", tasks: "Task", time_entries: "Description" };
+const WITHOUT: Record<Dimension, string> = { projects: "(no project)", clients: "(no client)", users: "(no user)", tags: "(no tags)", tasks: "(no task)", time_entries: "(no description)" };
+export const KIND_TITLE = { summary: "Summary report", detailed: "Detailed report", weekly: "Weekly report" } as const;
+
+const money = (run: ReportRun, cents: number) => (run.ctx.amounts ? cents / 100 : null);
+const amountColumn = (run: ReportRun): Column[] => (run.ctx.amounts ? [{ header: `Amount (${run.ctx.currency})`, kind: "money", currency: run.ctx.currency }] : []);
+
+/** The time per day of the range (the totals' graph by day), drawn above a PDF's table; none beyond a month. */
+function chartOf(run: ReportRun): ChartBar[] | undefined {
+  if (run.totals.resolution !== "day") return undefined;
+  const names = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+  return run.totals.graph.map((point, i) => {
+    const day = addDays(run.ctx.range.first, i);
+    const weekday = names[new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay()];
+    return { label: `${weekday} ${dayText(day).slice(5)}`, seconds: point.seconds };
+  });
+}
+
+/** A detailed row in the real detailed CSV's columns, its times in the report's zone. */
+function detailedCells(run: ReportRun, row: DetailedRow): Cell[] {
+  const { zone } = run.ctx;
+  const first = row.entries[0];
+  const last = row.entries[row.entries.length - 1];
+  const [startDate, startTime] = localTimeText(first.start, zone).slice(0, 19).split("T");
+  const [endDate, endTime] = localTimeText(last.stop, zone).slice(0, 19).split("T");
+  const n = row.names;
+  const cells: Cell[] = [
+    n.username,
+    n.email,
+    n.clientName,
+    n.projectName,
+    n.taskName,
+    row.description,
+    row.billable ? "Yes" : "No",
+    startDate,
+    startTime,
+    endDate,
+    endTime,
+    row.entries.reduce((total, e) => total + e.seconds, 0),
+    n.tagNames.join(", "),
+  ];
+  return run.ctx.amounts ? [...cells, row.amountInCents / 100] : cells;
+}
+
+/** The columns a display mode keeps (date_only drops the times, time_only the dates). */
+function shown(columns: Column[], mode: DisplayMode): number[] {
+  const drop = mode === "date_only" ? ["Start time", "End time"] : mode === "time_only" ? ["Start date", "End date"] : [];
+  return columns.map((c, i) => (drop.includes(c.header) ? -1 : i)).filter((i) => i >= 0);
+}
+
+async function* mapped<T>(rows: AsyncIterable<T>, cells: (row: T) => Cell[]): AsyncGenerator<Cell[]> {
+  for await (const row of rows) yield cells(row);
+}
+
+/** The table of a saved report's run: `title` its name; the range and zone under it. */
+export function reportTable(db: Knex, run: ReportRun, title: string, mode: DisplayMode = "date_time"): ReportTable {
+  const { ctx, totals } = run;
+  const subtitle = [`${KIND_TITLE[run.kind]}, ${dayText(ctx.range.first)} to ${dayText(ctx.range.last)} (${ctx.zone})`];
+  const chart = chartOf(run);
+  switch (run.kind) {
+    case "detailed": {
+      const all = detailedReportColumns(ctx.currency);
+      const columns = ctx.amounts ? all : all.slice(0, -1);
+      const keep = shown(columns, mode);
+      const pick = (cells: Cell[]) => keep.map((i) => cells[i]);
+      const { grouped, order } = run.detailed!;
+      const totalsRow = columns.map((c): Cell => (c.header === "User" ? "Total" : c.kind === "duration" ? totals.seconds : c.kind === "money" ? totals.amountInCents / 100 : null));
+      return {
+        title,
+        subtitle,
+        columns: keep.map((i) => columns[i]),
+        rows: mapped(detailedRows(db, ctx, { grouped, order }), (row) => pick(detailedCells(run, row))),
+        totals: pick(totalsRow),
+        chart,
+      };
+    }
+    case "summary": {
+      const { grouping, subGrouping, groups } = run.summary!;
+      const columns: Column[] = [
+        { header: DIMENSION_TITLE[grouping], kind: "text" },
+        { header: DIMENSION_TITLE[subGrouping], kind: "text" },
+        { header: "Duration", kind: "duration" },
+        ...amountColumn(run),
+      ];
+      const rows = groups.flatMap((g) =>
+        g.subGroups.map((s): Cell[] => {
+          const cells: Cell[] = [g.name ?? WITHOUT[grouping], s.name ?? WITHOUT[subGrouping], s.seconds];
+          return ctx.amounts ? [...cells, amountInCents(s.rates.map((r) => ({ seconds: r.billableSeconds, rateInCents: r.hourlyRateInCents }))) / 100] : cells;
+        }),
+      );
+      const total: Cell[] = ["Total", null, totals.seconds];
+      return { title, subtitle, columns, rows, totals: ctx.amounts ? [...total, money(run, totals.amountInCents)] : total, chart };
+    }
+    case "weekly": {
+      const days = Array.from({ length: 7 }, (_, i) => dayText(addDays(ctx.range.first, i)));
+      const columns: Column[] = [
+        { header: "User", kind: "text" },
+        { header: "Project", kind: "text" },
+        { header: "Client", kind: "text" },
+        ...days.map((d): Column => ({ header: d, kind: "duration" })),
+        { header: "Total", kind: "duration" },
+        ...amountColumn(run),
+      ];
+      const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+      const rows = run.weekly!.map((r): Cell[] => {
+        const cells: Cell[] = [r.userName, r.projectName ?? WITHOUT.projects, r.clientName, ...r.seconds, sum(r.seconds)];
+        return ctx.amounts ? [...cells, sum(r.amountsInCents) / 100] : cells;
+      });
+      const perDay = days.map((_, i) => sum(run.weekly!.map((r) => r.seconds[i])));
+      const total: Cell[] = ["Total", null, null, ...perDay, sum(perDay)];
+      return { title, subtitle, columns, rows, totals: ctx.amounts ? [...total, money(run, totals.amountInCents)] : total, chart };
+    }
+  }
+}

@@ -1,0 +1,18 @@
+import { ScopedTable } from "../../../lib/scoped-table.js";
+
+export interface TimeEntryNoteRow {
+  id: number;
+  /** The entry's owner (the only one who reads and writes its notes). */
+  user_id: number;
+  time_entry_id: number;
+  notes: string;
+  at: Date;
+}
+
+/** A user's notes, one row per time entry that has some. */
+export const timeEntryNotes = new ScopedTable<TimeEntryNoteRow>({
+  table: "time_entry_notes",
+  scope: "user_id",
+  columns: { id: "id", user_id: "id", time_entry_id: "id", notes: "string", at: "date" },
+  order: ["time_entry_id"],
+});
