@@ -20,9 +20,8 @@ import { startTestSystem, type TestSystem, type TrackUser } from "../support/har
 // workspaces.get reads a v8 `data` envelope (undefined), workspaces.update wraps its changes in
 // `workspace` (ignored), workspaces.tasks is a page object, timeEntries.delete calls the v8 path
 // /time_entries/{id} (404, as from the real API).
-// Never called here: reports.weekly, weeklyAll, details, detailsAll, summary, summaryAll: each request
-// carries its own prefixUrl https://api.track.toggl.com/reports/api/v3, which the redirect does not
-// cover, so they would reach the real service (reports are not in scope).
+// The report methods (reports.weekly, details, summary) carry their own prefixUrl
+// https://api.track.toggl.com/reports/api/v3: toggl-client-reports.test.ts redirects that one too.
 // Paths of the v8 API that the v9 API does not have (the real service answers 404 to them as well):
 //   clients.list, create, get, update, delete, projects (/api/v9/clients...); groups.create, update,
 //   delete (/api/v9/groups...).

@@ -11,7 +11,8 @@ export const userFlagsMigration: Migration = {
     await knex.schema.createTable("user_flags", (t) => {
       t.bigInteger("user_id").notNullable();
       t.string("flag", 32).notNullable();
-      t.string("value", 64).notNullable();
+      // The value's JSON text: a string of 64 characters is longer once quoted and escaped.
+      t.text("value").notNullable();
       t.dateTime("updated_at", { precision: 6 }).notNullable();
       t.primary(["user_id", "flag"]);
     });
