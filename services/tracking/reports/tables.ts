@@ -73,7 +73,9 @@ async function* mapped<T>(rows: AsyncIterable<T>, cells: (row: T) => Cell[]): As
 /** The table of a saved report's run: `title` its name; the range and zone under it. */
 export function reportTable(db: Knex, run: ReportRun, title: string, mode: DisplayMode = "date_time"): ReportTable {
   const { ctx, totals } = run;
-  const subtitle = [`${KIND_TITLE[run.kind]}, ${dayText(ctx.range.first)} to ${dayText(ctx.range.last)} (${ctx.zone})`];
+  // The kind under a saved report's own name; a workspace export's title is the kind already.
+  const kind = title === KIND_TITLE[run.kind] ? "" : `${KIND_TITLE[run.kind]}, `;
+  const subtitle = [`${kind}${dayText(ctx.range.first)} to ${dayText(ctx.range.last)} (${ctx.zone})`];
   const chart = chartOf(run);
   switch (run.kind) {
     case "detailed": {
