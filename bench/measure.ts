@@ -18,6 +18,7 @@ export interface Measurement {
   requests: number;
   rps: number;
   p50: number;
+  p95: number;
   p99: number;
   errors: number;
   /** CPU time per request, ms: of the server's process, and of this one (the client, or the direct queries). */
@@ -88,6 +89,7 @@ function summarize(samples: Sample[]): Measurement {
     requests: n,
     rps: n / sum((s) => s.seconds),
     p50: pct(0.5),
+    p95: pct(0.95),
     p99: pct(0.99),
     errors: sum((s) => s.errors),
     serverCpu: serverKnown ? sum((s) => s.serverCpuMs!) / n : undefined,

@@ -72,3 +72,20 @@ t.test("bench:files runs and streams every format both ways", async (t) => {
   t.equal(rows.length, 6, "three formats, in memory and over the network");
   for (const row of rows) t.ok(Number(row.split("|")[4]) > 0, `a file: ${row}`);
 });
+
+t.test("bench:reports runs and every row answers without errors", async (t) => {
+  const res = await run("bench/reports.ts", { BENCH_ENTRIES: "600", BENCH_REQUESTS: "20", BENCH_SECONDS: "5", BENCH_WARMUP_SECONDS: "0.2" });
+  t.equal(res.code, 0, res.stderr.slice(-2000));
+  const rows = res.stdout.split("\n").filter((l) => /^\| (summary|search|totals|weekly)/.test(l));
+  t.equal(rows.length, 12, "six queries, gateway and floor each");
+  for (const row of rows) {
+    const cells = row.split("|").map((c) => c.trim());
+    t.equal(cells[9], "0", `no failed request: ${cells[1]}, ${cells[2]}`);
+    t.ok(Number(cells[5]) > 0, `a throughput: ${cells[1]}, ${cells[2]}`);
+  }
+  const exports = res.stdout.split("\n").filter((l) => /^\| csv, year \|/.test(l));
+  t.equal(exports.length, 2, "the export, gateway and floor");
+  for (const row of exports) t.equal(row.split("|")[4].trim(), "600", `every entry exported: ${row}`);
+  t.match(res.stdout, /deep \/ first page cost \(seek\), gateway: by throughput [\d.]+/);
+  t.match(res.stdout, /figures compared before measuring: all agree/);
+});
