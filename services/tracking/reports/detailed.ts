@@ -135,6 +135,8 @@ export async function detailedPage(db: Knex, ctx: ReportContext, options: Detail
     if (page.seek) {
       const at = new Date(page.seek.timestamp * 1000);
       const [after, atOrAfter] = options.order.descending ? ["<", "<="] : [">", ">="];
+      // The plain bound first: it is what lets the (workspace_id, start) index skip the rows before the page.
+      q.andWhere("te.start", atOrAfter, at);
       q.andWhere((w) => w.where("te.start", after, at).orWhere((same) => same.where("te.start", at).andWhere("te.id", atOrAfter, page.seek!.id)));
     } else if (page.rowNumber > 1) q.offset(page.rowNumber - 1);
     const raws: Record<string, unknown>[] = await q
