@@ -22,7 +22,8 @@ export interface ListFilter<Row> {
   contains?: Partial<Record<keyof Row & string, string>>;
 }
 
-function readColumn(kind: Column, value: unknown): unknown {
+/** A stored value as a row holds it (each engine returns some kinds its own way). */
+export function readColumn(kind: Column, value: unknown): unknown {
   if (value === null || value === undefined) return null;
   switch (kind.replace("?", "") as ColumnKind) {
     case "id":

@@ -21,13 +21,14 @@ export const createTrackingService = async (deps: ServiceDeps): Promise<Tracking
   const storage = await ServiceStorage.open(deps, "tracking", migrations, { mail: true });
   const gate = new WorkspaceGate(deps.directory, deps.clock);
   const identity = deps.directory.peerClient("accounts", IdentityService);
+  const access = trackingAccess(gate, storage.db, identity);
   const reminders = new ReminderScheduler(storage, identity, deps);
   const box = new SecretBox(deps.config.encryptionKey);
-  const scheduledReports = new ScheduledReportScheduler(storage, identity, { clock: deps.clock, log: deps.log, box, publicUrl: deps.config.publicUrl });
+  const scheduledReports = new ScheduledReportScheduler(storage, identity, { clock: deps.clock, log: deps.log, box, publicUrl: deps.config.publicUrl, memberScope: access.member });
   return {
     name: "tracking",
-    routes: trackingRoutes({ storage, clock: deps.clock, identity, box }),
-    access: accessInterceptor(trackingAccess(gate, storage.db, identity)),
+    routes: trackingRoutes({ storage, clock: deps.clock, identity, box, memberScope: access.member }),
+    access: accessInterceptor(access),
     ready: () => storage.ready(),
     start: async () => {
       storage.startRelay();

@@ -1,4 +1,4 @@
-import type { Client, HandlerContext } from "@connectrpc/connect";
+import { Code, ConnectError, type Client, type HandlerContext } from "@connectrpc/connect";
 import type { IdentityService } from "../../gen/accounts/v1/accounts_pb.js";
 import { scopeOf, type ScopeResolvers } from "../../lib/access.js";
 import type { Knex } from "../../lib/db.js";
@@ -29,11 +29,25 @@ export const trackingScope = (ctx: HandlerContext) => scopeOf<TrackingScope>(ctx
 /** The user scope the call's declaration resolved (RPCs declared SCOPE_USER). */
 export const trackingUserScope = (ctx: HandlerContext) => scopeOf<TrackingUserScope>(ctx);
 
+/**
+ * A user's scope in a workspace as the access interceptor would resolve it for them, or undefined
+ * when they are no active member of it (any more): what work done on a user's behalf outside their
+ * own request (a saved report's run, a scheduled mail) acts in.
+ */
+export type MemberScope = (userId: number, workspace: number) => Promise<TrackingScope | undefined>;
+
 /** The tracking service's access resolvers: the workspace gate's answer, with the caller as a viewer of its projects. */
-export function trackingAccess(gate: WorkspaceGate, db: Knex, identity: Client<typeof IdentityService>): ScopeResolvers {
+export function trackingAccess(gate: WorkspaceGate, db: Knex, identity: Client<typeof IdentityService>): ScopeResolvers & { member: MemberScope } {
   const withViewer = async (scope: WorkspaceScope): Promise<TrackingScope> => ({ ...scope, viewer: await viewerOf(db, identity, scope) });
   return {
     workspace: async (userId, workspaceId, access) => withViewer(await gate.scope(userId, workspaceId, access)),
+    member: async (userId, workspace) => {
+      const scope = await gate.scope(BigInt(userId), BigInt(workspace)).catch((err: unknown) => {
+        if (err instanceof ConnectError && err.code === Code.PermissionDenied) return undefined;
+        throw err;
+      });
+      return scope && withViewer(scope);
+    },
     user: (userId): TrackingUserScope => ({
       userId,
       memberships: () => gate.memberships(userId),

@@ -3,7 +3,8 @@
 declare module "toggl-client" {
   /** The got instance the library builds in its constructor; every request goes through it. */
   export interface TogglHttpClient {
-    extend(options: { prefixUrl: string }): TogglHttpClient;
+    /** got's extend: a prefix and, for the report methods' own prefix, an `init` hook that may rewrite it. */
+    extend(options: { prefixUrl: string; hooks?: { init: ((init: { prefixUrl?: unknown }) => void)[] } }): TogglHttpClient;
   }
 
   export interface TogglUser {
@@ -52,6 +53,11 @@ declare module "toggl-client" {
       projects(id: number): Promise<TogglEntity[]>;
       tasks(id: number): Promise<TogglEntity[]>;
       tags(id: number): Promise<TogglEntity[]>;
+    };
+    reports: {
+      summary(workspaceId: number, params: Record<string, unknown>): Promise<any>;
+      details(workspaceId: number, params: Record<string, unknown>): Promise<any>;
+      weekly(workspaceId: number, params: Record<string, unknown>): Promise<any>;
     };
     timeEntries: {
       list(query: Record<string, unknown>): Promise<TogglEntity[]>;

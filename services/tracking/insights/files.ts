@@ -2,7 +2,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { FileChunkSchema } from "../../../gen/gateway/v1/files_pb.js";
 import { projectStatus, type ProjectStatus } from "../projects/rules.js";
 import type { ReportContext } from "../reports/context.js";
-import { csvFile, fileChunks, xlsxFile, type Cell, type Column, type ReportTable } from "../reports/formats/index.js";
+import { fileOfTable, type Cell, type Column, type ReportTable } from "../reports/formats/index.js";
 import { dayText, localTimeText, type ReportRange } from "../reports/rules.js";
 import type { EmployeeProfitability, ProjectsProfitability } from "./profitability.js";
 import type { ProjectTrend } from "./project-trends.js";
@@ -19,7 +19,7 @@ export type FileType = "csv" | "xlsx";
 
 /** The file's chunks: the table in the type's format, the first chunk naming the file. */
 export function fileAnswer(type: FileType, table: ReportTable, name: string): AsyncIterable<MessageInitShape<typeof FileChunkSchema>> {
-  return fileChunks(type === "csv" ? csvFile(table) : xlsxFile(table), `${name}.${type}`);
+  return fileOfTable(type, table, `${name}.${type}`);
 }
 
 /** `<report>_<first day>_<last day>`: the file's name without its extension. */

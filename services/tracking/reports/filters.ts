@@ -1,5 +1,5 @@
 import { isMysql, type Knex } from "../../../lib/db.js";
-import { likePattern } from "../../../lib/scoped-table.js";
+import { likePattern, readColumn } from "../../../lib/scoped-table.js";
 import { projectUsers } from "../project-users/store.js";
 import { visibleTo } from "../projects/access.js";
 import { projects } from "../projects/store.js";
@@ -108,7 +108,7 @@ export const LABOUR_SQL = "COALESCE(pu.labour_cost, 0)";
 
 /** Reads a stored JSON list of ids (text on SQLite and MariaDB, parsed on MySQL). */
 export function idsOf(raw: unknown): number[] {
-  const value = typeof raw === "string" ? JSON.parse(raw) : raw;
+  const value = readColumn("json", raw);
   return Array.isArray(value) ? value.map(Number) : [];
 }
 

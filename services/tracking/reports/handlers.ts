@@ -9,20 +9,18 @@ import { summaryAudit, summaryGroups } from "./summary.js";
 import { detailedTotals } from "./totals.js";
 import { detailedResponse, summaryResponse, totalsResponse, weeklyResponse } from "./view.js";
 import { weeklyRows } from "./weekly.js";
-import { csvFile, fileChunks, pdfFile, xlsxFile, type ReportTable } from "./formats/index.js";
+import { fileOfTable, type FileFormat } from "./formats/index.js";
 import { runReport, type ReportRequest } from "./run.js";
 import { fileName, KIND_TITLE, reportTable } from "./tables.js";
-
-const WRITERS: Record<"csv" | "xlsx" | "pdf", (table: ReportTable) => AsyncIterable<Uint8Array>> = { csv: (table) => csvFile(table), xlsx: xlsxFile, pdf: pdfFile };
 
 /** The Reports API v3's JSON reports; the rows come from plain functions an export can call alike. */
 export function reportHandlers({ storage, identity }: ResourceKit) {
   const { db } = storage;
 
   /** A report as a file: run as the caller sees the workspace (refusals before any byte), named by its kind and days. */
-  async function* fileOf(ctx: HandlerContext, request: ReportRequest, extension: keyof typeof WRITERS) {
+  async function* fileOf(ctx: HandlerContext, request: ReportRequest, extension: FileFormat) {
     const run = await runReport(db, identity, trackingScope(ctx), request);
-    yield* fileChunks(WRITERS[extension](reportTable(db, run, KIND_TITLE[request.kind])), fileName(run, extension));
+    yield* fileOfTable(extension, reportTable(db, run, KIND_TITLE[request.kind]), fileName(run, extension));
   }
 
   return (router: ConnectRouter) =>

@@ -33,10 +33,10 @@ import {
   type Asker,
   type SavedReportSettings,
 } from "./rules.js";
-import { memberScope, runNames, runSavedReport } from "./run.js";
+import { runNames, runSavedReport } from "./run.js";
 import type { ReportRun } from "../reports/run.js";
 import { fileName, reportTable } from "../reports/tables.js";
-import { csvFile, fileChunks, pdfFile, xlsxFile } from "../reports/formats/index.js";
+import { fileOfTable } from "../reports/formats/index.js";
 import { displayMode } from "../reports/rules.js";
 import { savedReportByTokenHash, savedReports, type SavedReportRow } from "./store.js";
 import { savedReportMessage, sharedReportResponse } from "./view.js";
@@ -44,7 +44,7 @@ import { savedReportMessage, sharedReportResponse } from "./view.js";
 const asker = (scope: TrackingScope): Asker => ({ userId: Number(scope.userId), admin: scope.admin });
 
 /** The saved reports of a workspace: CRUD in /api/v9, and the runs by token in /reports/api/v3 (JSON, CSV, XLSX, PDF). */
-export function savedReportHandlers({ storage, clock, identity, box }: TrackingKit) {
+export function savedReportHandlers({ storage, clock, identity, box, memberScope }: TrackingKit) {
   const { db } = storage;
 
   /** A sealed token in the clear; one the key no longer opens (ENCRYPTION_KEY changed) shows as "" until a PUT regenerates it. */
@@ -110,7 +110,7 @@ export function savedReportHandlers({ storage, clock, identity, box }: TrackingK
         if (!access.allowed || !access.admin) throw sharedReportTokenInvalid();
       }
     }
-    const scope = await memberScope(identity, db, row.user_id, row.workspace_id);
+    const scope = await memberScope(row.user_id, row.workspace_id);
     if (!scope) throw sharedReportOwnerGone();
     return { row, run: await runSavedReport(db, identity, scope, row, overrides, { now: clock.now() }) };
   }
@@ -239,18 +239,18 @@ export function savedReportHandlers({ storage, clock, identity, box }: TrackingK
 
       async *runSharedReportCsv(req, ctx) {
         const { row, run } = await runByToken(req.reportToken, caller(ctx).userId, fileOverrides(req));
-        yield* fileChunks(csvFile(reportTable(db, run, row.name)), fileName(run, "csv"));
+        yield* fileOfTable("csv", reportTable(db, run, row.name), fileName(run, "csv"));
       },
 
       async *runSharedReportXlsx(req, ctx) {
         const { row, run } = await runByToken(req.reportToken, caller(ctx).userId, fileOverrides(req));
-        yield* fileChunks(xlsxFile(reportTable(db, run, row.name)), fileName(run, "xlsx"));
+        yield* fileOfTable("xlsx", reportTable(db, run, row.name), fileName(run, "xlsx"));
       },
 
       async *runSharedReportPdf(req, ctx) {
         const mode = displayMode(req.displayMode);
         const { row, run } = await runByToken(req.reportToken, caller(ctx).userId, fileOverrides(req));
-        yield* fileChunks(pdfFile(reportTable(db, run, row.name, mode)), fileName(run, "pdf"));
+        yield* fileOfTable("pdf", reportTable(db, run, row.name, mode), fileName(run, "pdf"));
       },
     });
 }

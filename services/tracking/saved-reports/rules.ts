@@ -7,7 +7,6 @@ import { GetSummaryReportRequestSchema, GetWeeklyReportRequestSchema, SearchDeta
 import { decodeMessage, RestInputError } from "../../../lib/rest-json.js";
 import {
   publicReportsAdminsOnly,
-  reportValueNotAllowed,
   savedReportFixedDaterangeBlank,
   savedReportInputInvalid,
   savedReportsJsonInvalid,

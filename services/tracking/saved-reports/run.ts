@@ -1,14 +1,12 @@
 import { create, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
-import { WorkspaceRulesSchema, type IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
+import type { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import type { Knex } from "../../../lib/db.js";
-import { storageId } from "../../../lib/ids.js";
 import { decodeMessage, RestInputError } from "../../../lib/rest-json.js";
 import { savedReportParamsInvalid, sharedReportTypeMissing } from "../errors.js";
-import { viewerOf } from "../projects/access.js";
 import type { TrackingScope } from "../scope.js";
 import { lookups } from "../reports/lookups.js";
-import { addDays, dayText, detailedOrder, pageStart, reportRange, summaryGrouping, type Dimension } from "../reports/rules.js";
+import { addDays, dayText, type Dimension } from "../reports/rules.js";
 import { knownZone, parseDay } from "../time-entries/rules.js";
 import { periodDays, periodOf, REQUEST_OF, reportKindOf, requestParams, type ReportKind } from "./rules.js";
 import type { SavedReportRow } from "./store.js";
@@ -20,27 +18,6 @@ import { runReport, type ReportRequest, type ReportRun, type RunPeriod } from ".
  * functions (reports/), as the report's owner sees the workspace. The shared report's answer and
  * the scheduled mails both come from here.
  */
-
-/**
- * A member's scope in a workspace, as the access interceptor resolves it for a caller (with the
- * viewer of private projects), or undefined when the user is no active member of it (any more).
- */
-export async function memberScope(identity: Client<typeof IdentityService>, db: Knex, userId: number, workspace: number): Promise<TrackingScope | undefined> {
-  const workspaceId = BigInt(workspace);
-  const access = await identity.checkWorkspaceAccess({ userId: BigInt(userId), workspaceId });
-  if (!access.allowed || storageId(workspaceId) === undefined) return undefined;
-  const scope = {
-    userId: BigInt(userId),
-    workspaceId,
-    workspace,
-    organizationId: access.organizationId,
-    role: access.role,
-    admin: access.admin,
-    premium: access.premium,
-    rules: access.rules ?? create(WorkspaceRulesSchema),
-  };
-  return { ...scope, viewer: await viewerOf(db, identity, scope) };
-}
 
 export interface RunOptions {
   now: Date;

@@ -9,11 +9,11 @@ import type { SecretBox } from "../../../lib/secret-box.js";
 import type { ServiceStorage } from "../../../lib/storage.js";
 import { pdfFile } from "../reports/formats/index.js";
 import { knownZone, lastEndedPeriod, type Period } from "../reminders/rules.js";
-import { memberScope, runSavedReport } from "../saved-reports/run.js";
+import { runSavedReport } from "../saved-reports/run.js";
 import type { ReportRun } from "../reports/run.js";
 import { savedReports, type SavedReportRow } from "../saved-reports/store.js";
 import { reportTable } from "../reports/tables.js";
-import type { TrackingScope } from "../scope.js";
+import type { MemberScope, TrackingScope } from "../scope.js";
 import { scheduledReportMail } from "./mail.js";
 import { scheduledReportSends, scheduledReports, type ScheduledReportRow } from "./store.js";
 
@@ -33,6 +33,8 @@ export interface ScheduledReportSchedulerDeps {
   box: SecretBox;
   /** PUBLIC_URL: the base of the link. */
   publicUrl: string;
+  /** The report owner's scope (services/tracking/scope.ts). */
+  memberScope: MemberScope;
 }
 
 /** A report as a PDF, or undefined when it would be too big to mail (the link has it). */
@@ -115,7 +117,7 @@ export class ScheduledReportScheduler {
     );
     const pending = due.filter((d) => (sent.get(d.userId) ?? -Infinity) < d.period.start.getTime());
     if (pending.length === 0) return;
-    const owner = await memberScope(this.identity, db, report.user_id, report.workspace_id);
+    const owner = await this.deps.memberScope(report.user_id, report.workspace_id);
     if (!owner) {
       // The owner left the workspace: the report has no one to run as (it answers 403 too); nothing is recorded, so it goes out once they are back.
       this.deps.log.debug({ scheduledReport: schedule.id }, "scheduled report: the saved report's owner is no active member");

@@ -152,7 +152,8 @@ t.test("two replicas never mail a period twice", async (t) => {
   clock.set(new Date("2026-03-10T12:00:00Z"));
   const made = await call("POST", base, { bookmark_id: saved.id, frequency: 1, user_ids: [member.id] });
   const before = smtp.received.length;
-  const deps = { clock, log: createLogger("silent"), box: new SecretBox(sys.config.encryptionKey), publicUrl: "https://track.example.com" };
+  const { memberScope } = (scheduler as unknown as { deps: ConstructorParameters<typeof ScheduledReportScheduler>[2] }).deps;
+  const deps = { clock, log: createLogger("silent"), box: new SecretBox(sys.config.encryptionKey), publicUrl: "https://track.example.com", memberScope };
   const storage = (scheduler as unknown as { storage: ConstructorParameters<typeof ScheduledReportScheduler>[0] }).storage;
   const identityClient = (scheduler as unknown as { identity: ConstructorParameters<typeof ScheduledReportScheduler>[1] }).identity;
   // A second replica whose lease expires at once: it may run whenever the first does not hold it.
