@@ -107,6 +107,7 @@ export const listBoundInvalid = (field: string) => badRequest(`Invalid ${field}:
 export const listDatesUnpaired = () => badRequest("start_date and end_date must be given together");
 export const listDatesReversed = () => badRequest("end_date must be after start_date");
 export const otherUsersAdminsOnly = () => forbidden("Only workspace admins may track time for other users");
+export const timeEntryLocked = (before: Date) => forbidden(`Time entries before ${before.toISOString().replace(/\.000Z$/, "Z")} are locked: only workspace admins may change them`);
 export const taskNotOfProject = () => badRequest("Task does not belong to the project");
 export const tagIdsInvalid = () => badRequest("Invalid tag_ids");
 export const sharedWithInvalid = () => badRequest("Invalid shared_with_user_ids: each must be a member of the workspace");

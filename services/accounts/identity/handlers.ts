@@ -9,6 +9,8 @@ import { workspaceById, workspaceMembers } from "../workspace-users/store.js";
 import { organizations } from "../organizations/store.js";
 import { pricingPlan } from "../organizations/plan.js";
 import { changeRow } from "../../../lib/resource-kit.js";
+import { dbDate } from "../../../lib/db.js";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 
 /** The internal questions about callers: who they are, where they may act; and the plan operators set (the workspace's organization's). */
 export function identityHandlers({ storage, clock, auth }: AccountsKit) {
@@ -44,6 +46,7 @@ export function identityHandlers({ storage, clock, auth }: AccountsKit) {
             projectPresent: Boolean(row.te_project_present),
             tagPresent: Boolean(row.te_tag_present),
             taskPresent: Boolean(row.te_task_present),
+            timeEntriesLockedBefore: row.report_locked_at ? timestampFromDate(dbDate(row.report_locked_at as Date)) : undefined,
           },
         };
       },

@@ -57,6 +57,8 @@ export type WorkspaceAccessRow = {
   premium: boolean;
   admin: number | boolean;
   role: string;
+  /** The workspace's "Lock Time Entries" date, when it has one. */
+  report_locked_at: Date | string | null;
 } & Record<(typeof WORKSPACE_RULE_COLUMNS)[number], unknown>;
 
 
@@ -143,7 +145,9 @@ export class AccountsStore {
   async workspaceAccess(userId: number, workspaceId: number): Promise<WorkspaceAccessRow | undefined> {
     const raw = await memberships(this.db)
       .where({ "wu.user_id": userId, "wu.workspace_id": workspaceId, "wu.active": true })
-      .first("w.organization_id", "o.pricing_plan_id", this.db.raw(`${EFFECTIVE_ADMIN} as admin`), "wu.role", ...WORKSPACE_RULE_COLUMNS.map((c) => `w.${c}`));
+      // The workspace's lock date is one of its preferences (workspace-preferences/).
+      .leftJoin("workspace_preferences as wp", "wp.workspace_id", "w.id")
+      .first("w.organization_id", "o.pricing_plan_id", this.db.raw(`${EFFECTIVE_ADMIN} as admin`), "wu.role", "wp.report_locked_at", ...WORKSPACE_RULE_COLUMNS.map((c) => `w.${c}`));
     return raw ? { ...raw, premium: isPaid({ pricing_plan_id: Number(raw.pricing_plan_id) }), admin: Boolean(Number(raw.admin)), role: Number(raw.admin) ? "admin" : raw.role } : undefined;
   }
 

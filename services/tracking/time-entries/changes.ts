@@ -8,7 +8,7 @@ import { tasks } from "../tasks/store.js";
 import { insertTag } from "../tags/changes.js";
 import { checkMayManageTags, tagName } from "../tags/rules.js";
 import { liveTags, liveTagsByName } from "../tags/store.js";
-import { applyTagAction, checkConstraints, stoppedAt, timing, updatedTiming, type TagAction, type Timing } from "./rules.js";
+import { applyTagAction, checkConstraints, checkUnlocked, stoppedAt, timing, updatedTiming, type TagAction, type Timing } from "./rules.js";
 import { runningEntryForChange, timeEntries, type TimeEntryRow } from "./store.js";
 import { entryEvent } from "./view.js";
 
@@ -154,6 +154,7 @@ export async function saveEntry(cx: ChangeContext, existing: TimeEntryRow | unde
   if (existing) times = updatedTiming(existing, change);
   else if (change.start) times = timing(change.start, change.stop, change.duration);
   else throw startNotGiven();
+  checkUnlocked(cx.scope, ...(existing ? [existing.start] : []), times.start);
   const fields = {
     user_id: userId,
     project_id: projectId,
@@ -187,6 +188,7 @@ export async function saveEntry(cx: ChangeContext, existing: TimeEntryRow | unde
 /** Stops a running entry now (409 when it is stopped already). */
 export async function stopEntry(cx: ChangeContext, existing: TimeEntryRow, alreadyStopped: () => Error): Promise<TimeEntryRow> {
   if (existing.stop !== null || existing.running_user_id === null) throw alreadyStopped();
+  checkUnlocked(cx.scope, existing.start);
   const row = await timeEntries.update(cx.trx, existing, { ...stoppedAt(existing, cx.now), running_user_id: null, at: cx.now });
   await cx.emit(await entryEvent(cx.trx, "updated", row, cx.scope.userId));
   return row;
@@ -194,6 +196,7 @@ export async function stopEntry(cx: ChangeContext, existing: TimeEntryRow, alrea
 
 /** Marks an entry deleted (a running one stops running; `since` lists still show it). */
 export async function deleteEntry(cx: ChangeContext, existing: TimeEntryRow): Promise<void> {
+  checkUnlocked(cx.scope, existing.start);
   const row = await timeEntries.update(cx.trx, existing, { server_deleted_at: cx.now, at: cx.now, running_user_id: null });
   await cx.emit(await entryEvent(cx.trx, "deleted", row, cx.scope.userId));
 }

@@ -1,5 +1,6 @@
 import type { WorkspaceRules } from "../../../gen/accounts/v1/accounts_pb.js";
-import { constraintUnmet, durationBeyondRange, durationMismatch, entryTimeInvalid, listBoundInvalid, runningWithStop, startDateInvalid, stopBeforeStart, tagActionInvalid } from "../errors.js";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { constraintUnmet, durationBeyondRange, durationMismatch, entryTimeInvalid, listBoundInvalid, runningWithStop, startDateInvalid, stopBeforeStart, tagActionInvalid, timeEntryLocked } from "../errors.js";
 
 /** What an entry's times are: running (stop null, duration the negative UNIX time of its start) or stopped. */
 export interface Timing {
@@ -143,6 +144,17 @@ export interface ConstrainedEntry {
   project_id: number | null;
   task_id: number | null;
   tag_ids: number[];
+}
+
+/**
+ * "Lock Time Entries": a member cannot create, change, stop or delete an entry that starts before
+ * the workspace's lock date (the entry before a change and after it); admins can.
+ */
+export function checkUnlocked(scope: { admin: boolean; rules: WorkspaceRules }, ...starts: Date[]): void {
+  const lockedBefore = scope.rules.timeEntriesLockedBefore;
+  if (scope.admin || !lockedBefore) return;
+  const lock = timestampMs(lockedBefore);
+  if (starts.some((start) => start.getTime() < lock)) throw timeEntryLocked(new Date(lock));
 }
 
 /** The workspace's time entry constraints (when enabled): each required part, with its 400. */
