@@ -38,6 +38,9 @@ t.test("PUT /me refuses bad values with the real API's messages and changes noth
     [{ beginning_of_week: 7 }, beginningOfWeekInvalid().rawMessage],
     [{ beginning_of_week: -1 }, beginningOfWeekInvalid().rawMessage],
     [{ country_id: 0 }, countryIdInvalid().rawMessage],
+    // No country has the ISO 3166-1 numeric code 1 or 999.
+    [{ country_id: 1 }, countryIdInvalid().rawMessage],
+    [{ country_id: 999 }, countryIdInvalid().rawMessage],
     [{ default_workspace_id: other.workspaceId }, defaultWorkspaceInvalid().rawMessage],
     [{ default_workspace_id: 9007199254740993 }, defaultWorkspaceInvalid().rawMessage],
     [{ password: "new password" }, currentPasswordMissing().rawMessage],

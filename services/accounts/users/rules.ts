@@ -2,6 +2,7 @@ import { SignupRequestSchema, type SignupRequest, type UpdateMeRequest } from ".
 import { declaredMaxLength } from "../../../lib/field-limits.js";
 import type { UserRow } from "./store.js";
 import { beginningOfWeekInvalid, countryIdInvalid, fullnameInvalid, invalidEmail, missingEmail, passwordTooLong, passwordTooShort, profileEmailInvalid, timezoneInvalid } from "../errors.js";
+import { countryById } from "../reference-data/countries.js";
 
 /** local@domain.tld, without spaces or control characters. */
 const EMAIL = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
@@ -70,7 +71,8 @@ export function profileChanges(req: UpdateMeRequest): Partial<Pick<UserRow, "ful
     changes.beginning_of_week = req.beginningOfWeek;
   }
   if (req.countryId !== undefined) {
-    if (req.countryId <= 0n || req.countryId > 100_000n) throw countryIdInvalid();
+    // One of the countries GET /countries lists.
+    if (req.countryId <= 0n || req.countryId > 100_000n || !countryById(Number(req.countryId))) throw countryIdInvalid();
     changes.country_id = Number(req.countryId);
   }
   return changes;
