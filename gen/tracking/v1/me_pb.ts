@@ -9,15 +9,213 @@ import type { Client } from "./clients_pb.js";
 import { file_tracking_v1_clients } from "./clients_pb.js";
 import type { Project } from "./projects_pb.js";
 import { file_tracking_v1_projects } from "./projects_pb.js";
+import type { Tag } from "./tags_pb.js";
+import { file_tracking_v1_tags } from "./tags_pb.js";
 import type { Task } from "./tasks_pb.js";
 import { file_tracking_v1_tasks } from "./tasks_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file tracking/v1/me.proto.
  */
 export const file_tracking_v1_me: GenFile = /*@__PURE__*/
-  fileDesc("ChR0cmFja2luZy92MS9tZS5wcm90bxILdHJhY2tpbmcudjEi4QEKEkxpc3RNeVRhc2tzUmVxdWVzdBIhCgVzaW5jZRgBIAEoA0INsrsYCRAAGP+C0f+vB0gAiAEBEiIKEmluY2x1ZGVfbm90X2FjdGl2ZRgCIAEoCUIGsrsYAggUEhEKBG1ldGEYAyABKAhIAYgBARIhCgZvZmZzZXQYBCABKANCDLK7GAgQABj/////B0gCiAEBEiMKCHBlcl9wYWdlGAUgASgDQgyyuxgIEAAY/////wdIA4gBAUIICgZfc2luY2VCBwoFX21ldGFCCQoHX29mZnNldEILCglfcGVyX3BhZ2UiNwoTTGlzdE15VGFza3NSZXNwb25zZRIgCgV0YXNrcxgBIAMoCzIRLnRyYWNraW5nLnYxLlRhc2siQwoUTGlzdE15Q2xpZW50c1JlcXVlc3QSIQoFc2luY2UYASABKANCDbK7GAkQABj/gtH/rwdIAIgBAUIICgZfc2luY2UiPQoVTGlzdE15Q2xpZW50c1Jlc3BvbnNlEiQKB2NsaWVudHMYASADKAsyEy50cmFja2luZy52MS5DbGllbnQiZgoVTGlzdE15UHJvamVjdHNSZXF1ZXN0EiAKEGluY2x1ZGVfYXJjaGl2ZWQYASABKAlCBrK7GAIIFBIhCgVzaW5jZRgCIAEoA0INsrsYCRAAGP+C0f+vB0gAiAEBQggKBl9zaW5jZSJAChZMaXN0TXlQcm9qZWN0c1Jlc3BvbnNlEiYKCHByb2plY3RzGAEgAygLMhQudHJhY2tpbmcudjEuUHJvamVjdDKoAwoRVHJhY2tpbmdNZVNlcnZpY2USiQEKDkxpc3RNeVByb2plY3RzEiIudHJhY2tpbmcudjEuTGlzdE15UHJvamVjdHNSZXF1ZXN0GiMudHJhY2tpbmcudjEuTGlzdE15UHJvamVjdHNSZXNwb25zZSIuorsYJAoDR0VUEhMvYXBpL3Y5L21lL3Byb2plY3RzKghwcm9qZWN0c7q7GAIIAhJ6CgtMaXN0TXlUYXNrcxIfLnRyYWNraW5nLnYxLkxpc3RNeVRhc2tzUmVxdWVzdBogLnRyYWNraW5nLnYxLkxpc3RNeVRhc2tzUmVzcG9uc2UiKKK7GB4KA0dFVBIQL2FwaS92OS9tZS90YXNrcyoFdGFza3O6uxgCCAIShAEKDUxpc3RNeUNsaWVudHMSIS50cmFja2luZy52MS5MaXN0TXlDbGllbnRzUmVxdWVzdBoiLnRyYWNraW5nLnYxLkxpc3RNeUNsaWVudHNSZXNwb25zZSIsorsYIgoDR0VUEhIvYXBpL3Y5L21lL2NsaWVudHMqB2NsaWVudHO6uxgCCAIaBKi7GAJiBnByb3RvMw", [file_gateway_v1_annotations, file_tracking_v1_clients, file_tracking_v1_projects, file_tracking_v1_tasks]);
+  fileDesc("ChR0cmFja2luZy92MS9tZS5wcm90bxILdHJhY2tpbmcudjEiFAoSR2V0V2ViVGltZXJSZXF1ZXN0IrkBChNHZXRXZWJUaW1lclJlc3BvbnNlEiQKB2NsaWVudHMYASADKAsyEy50cmFja2luZy52MS5DbGllbnQSJgoIcHJvamVjdHMYAiADKAsyFC50cmFja2luZy52MS5Qcm9qZWN0Eh4KBHRhZ3MYAyADKAsyEC50cmFja2luZy52MS5UYWcSNAoMdGltZV9lbnRyaWVzGAQgAygLMh4udHJhY2tpbmcudjEuV2ViVGltZXJUaW1lRW50cnkihAYKEVdlYlRpbWVyVGltZUVudHJ5EgoKAmlkGAEgASgDEhQKDHdvcmtzcGFjZV9pZBgCIAEoAxIPCgd1c2VyX2lkGAMgASgDEhcKCnByb2plY3RfaWQYBCABKANIAIgBARIUCgd0YXNrX2lkGAUgASgDSAGIAQESEAoIYmlsbGFibGUYBiABKAgSKQoFc3RhcnQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEigKBHN0b3AYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhAKCGR1cmF0aW9uGAkgASgDEhgKC2Rlc2NyaXB0aW9uGAogASgJSAKIAQESDAoEdGFncxgLIAMoCRIPCgd0YWdfaWRzGAwgAygDEg8KB2R1cm9ubHkYDSABKAgSJgoCYXQYDiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEXNlcnZlcl9kZWxldGVkX2F0GA8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBILCgN3aWQYESABKAMSCwoDdWlkGBIgASgDEhsKE2R1cmF0aW9uX2luX3NlY29uZHMYHiABKAMSLQoJdXRjX3N0YXJ0GB8gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCgh1dGNfc3RvcBggIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBghIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKwoHZGVsZXRlZBgiIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHQoVaWdub3JlX3N0YXJ0X2FuZF9zdG9wGCMgASgIEhwKD3BsYW5uZWRfdGFza19pZBgkIAEoA0gDiAEBQg0KC19wcm9qZWN0X2lkQgoKCF90YXNrX2lkQg4KDF9kZXNjcmlwdGlvbkISChBfcGxhbm5lZF90YXNrX2lkIuEBChJMaXN0TXlUYXNrc1JlcXVlc3QSIQoFc2luY2UYASABKANCDbK7GAkQABj/gtH/rwdIAIgBARIiChJpbmNsdWRlX25vdF9hY3RpdmUYAiABKAlCBrK7GAIIFBIRCgRtZXRhGAMgASgISAGIAQESIQoGb2Zmc2V0GAQgASgDQgyyuxgIEAAY/////wdIAogBARIjCghwZXJfcGFnZRgFIAEoA0IMsrsYCBAAGP////8HSAOIAQFCCAoGX3NpbmNlQgcKBV9tZXRhQgkKB19vZmZzZXRCCwoJX3Blcl9wYWdlIjcKE0xpc3RNeVRhc2tzUmVzcG9uc2USIAoFdGFza3MYASADKAsyES50cmFja2luZy52MS5UYXNrIkMKFExpc3RNeUNsaWVudHNSZXF1ZXN0EiEKBXNpbmNlGAEgASgDQg2yuxgJEAAY/4LR/68HSACIAQFCCAoGX3NpbmNlIj0KFUxpc3RNeUNsaWVudHNSZXNwb25zZRIkCgdjbGllbnRzGAEgAygLMhMudHJhY2tpbmcudjEuQ2xpZW50ImYKFUxpc3RNeVByb2plY3RzUmVxdWVzdBIgChBpbmNsdWRlX2FyY2hpdmVkGAEgASgJQgayuxgCCBQSIQoFc2luY2UYAiABKANCDbK7GAkQABj/gtH/rwdIAIgBAUIICgZfc2luY2UiQAoWTGlzdE15UHJvamVjdHNSZXNwb25zZRImCghwcm9qZWN0cxgBIAMoCzIULnRyYWNraW5nLnYxLlByb2plY3QyoQQKEVRyYWNraW5nTWVTZXJ2aWNlEokBCg5MaXN0TXlQcm9qZWN0cxIiLnRyYWNraW5nLnYxLkxpc3RNeVByb2plY3RzUmVxdWVzdBojLnRyYWNraW5nLnYxLkxpc3RNeVByb2plY3RzUmVzcG9uc2UiLqK7GCQKA0dFVBITL2FwaS92OS9tZS9wcm9qZWN0cyoIcHJvamVjdHO6uxgCCAISegoLTGlzdE15VGFza3MSHy50cmFja2luZy52MS5MaXN0TXlUYXNrc1JlcXVlc3QaIC50cmFja2luZy52MS5MaXN0TXlUYXNrc1Jlc3BvbnNlIiiiuxgeCgNHRVQSEC9hcGkvdjkvbWUvdGFza3MqBXRhc2tzursYAggCEoQBCg1MaXN0TXlDbGllbnRzEiEudHJhY2tpbmcudjEuTGlzdE15Q2xpZW50c1JlcXVlc3QaIi50cmFja2luZy52MS5MaXN0TXlDbGllbnRzUmVzcG9uc2UiLKK7GCIKA0dFVBISL2FwaS92OS9tZS9jbGllbnRzKgdjbGllbnRzursYAggCEncKC0dldFdlYlRpbWVyEh8udHJhY2tpbmcudjEuR2V0V2ViVGltZXJSZXF1ZXN0GiAudHJhY2tpbmcudjEuR2V0V2ViVGltZXJSZXNwb25zZSIlorsYGwoDR0VUEhQvYXBpL3Y5L21lL3dlYi10aW1lcrq7GAIIAhoEqLsYAmIGcHJvdG8z", [file_gateway_v1_annotations, file_tracking_v1_clients, file_tracking_v1_projects, file_tracking_v1_tags, file_tracking_v1_tasks, file_google_protobuf_timestamp]);
+
+/**
+ * @generated from message tracking.v1.GetWebTimerRequest
+ */
+export type GetWebTimerRequest = Message<"tracking.v1.GetWebTimerRequest"> & {
+};
+
+/**
+ * Describes the message tracking.v1.GetWebTimerRequest.
+ * Use `create(GetWebTimerRequestSchema)` to create a new message.
+ */
+export const GetWebTimerRequestSchema: GenMessage<GetWebTimerRequest> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_me, 0);
+
+/**
+ * The fields client libraries of the real API read from its web timer (the swagger gives only
+ * "string"): clients and tags of the caller's workspaces, the active projects they see, their entries.
+ *
+ * @generated from message tracking.v1.GetWebTimerResponse
+ */
+export type GetWebTimerResponse = Message<"tracking.v1.GetWebTimerResponse"> & {
+  /**
+   * @generated from field: repeated tracking.v1.Client clients = 1;
+   */
+  clients: Client[];
+
+  /**
+   * @generated from field: repeated tracking.v1.Project projects = 2;
+   */
+  projects: Project[];
+
+  /**
+   * @generated from field: repeated tracking.v1.Tag tags = 3;
+   */
+  tags: Tag[];
+
+  /**
+   * @generated from field: repeated tracking.v1.WebTimerTimeEntry time_entries = 4;
+   */
+  timeEntries: WebTimerTimeEntry[];
+};
+
+/**
+ * Describes the message tracking.v1.GetWebTimerResponse.
+ * Use `create(GetWebTimerResponseSchema)` to create a new message.
+ */
+export const GetWebTimerResponseSchema: GenMessage<GetWebTimerResponse> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_me, 1);
+
+/**
+ * A time entry as GET /me/time_entries answers it, with the web timer's own fields.
+ *
+ * @generated from message tracking.v1.WebTimerTimeEntry
+ */
+export type WebTimerTimeEntry = Message<"tracking.v1.WebTimerTimeEntry"> & {
+  /**
+   * @generated from field: int64 id = 1;
+   */
+  id: bigint;
+
+  /**
+   * @generated from field: int64 workspace_id = 2;
+   */
+  workspaceId: bigint;
+
+  /**
+   * @generated from field: int64 user_id = 3;
+   */
+  userId: bigint;
+
+  /**
+   * @generated from field: optional int64 project_id = 4;
+   */
+  projectId?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 task_id = 5;
+   */
+  taskId?: bigint | undefined;
+
+  /**
+   * @generated from field: bool billable = 6;
+   */
+  billable: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp start = 7;
+   */
+  start?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp stop = 8;
+   */
+  stop?: Timestamp | undefined;
+
+  /**
+   * @generated from field: int64 duration = 9;
+   */
+  duration: bigint;
+
+  /**
+   * @generated from field: optional string description = 10;
+   */
+  description?: string | undefined;
+
+  /**
+   * @generated from field: repeated string tags = 11;
+   */
+  tags: string[];
+
+  /**
+   * @generated from field: repeated int64 tag_ids = 12;
+   */
+  tagIds: bigint[];
+
+  /**
+   * @generated from field: bool duronly = 13;
+   */
+  duronly: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp at = 14;
+   */
+  at?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp server_deleted_at = 15;
+   */
+  serverDeletedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: int64 wid = 17;
+   */
+  wid: bigint;
+
+  /**
+   * @generated from field: int64 uid = 18;
+   */
+  uid: bigint;
+
+  /**
+   * Seconds tracked: a running entry's so far (the duration field keeps the negative marker).
+   *
+   * @generated from field: int64 duration_in_seconds = 30;
+   */
+  durationInSeconds: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp utc_start = 31;
+   */
+  utcStart?: Timestamp | undefined;
+
+  /**
+   * Unset (null) while running.
+   *
+   * @generated from field: google.protobuf.Timestamp utc_stop = 32;
+   */
+  utcStop?: Timestamp | undefined;
+
+  /**
+   * The last change (the at field).
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 33;
+   */
+  updatedAt?: Timestamp | undefined;
+
+  /**
+   * Unset (null): the recent entries are live ones.
+   *
+   * @generated from field: google.protobuf.Timestamp deleted = 34;
+   */
+  deleted?: Timestamp | undefined;
+
+  /**
+   * Always false: start and stop are kept.
+   *
+   * @generated from field: bool ignore_start_and_stop = 35;
+   */
+  ignoreStartAndStop: boolean;
+
+  /**
+   * Unset (null): no planned tasks here.
+   *
+   * @generated from field: optional int64 planned_task_id = 36;
+   */
+  plannedTaskId?: bigint | undefined;
+};
+
+/**
+ * Describes the message tracking.v1.WebTimerTimeEntry.
+ * Use `create(WebTimerTimeEntrySchema)` to create a new message.
+ */
+export const WebTimerTimeEntrySchema: GenMessage<WebTimerTimeEntry> = /*@__PURE__*/
+  messageDesc(file_tracking_v1_me, 2);
 
 /**
  * @generated from message tracking.v1.ListMyTasksRequest
@@ -62,7 +260,7 @@ export type ListMyTasksRequest = Message<"tracking.v1.ListMyTasksRequest"> & {
  * Use `create(ListMyTasksRequestSchema)` to create a new message.
  */
 export const ListMyTasksRequestSchema: GenMessage<ListMyTasksRequest> = /*@__PURE__*/
-  messageDesc(file_tracking_v1_me, 0);
+  messageDesc(file_tracking_v1_me, 3);
 
 /**
  * @generated from message tracking.v1.ListMyTasksResponse
@@ -79,7 +277,7 @@ export type ListMyTasksResponse = Message<"tracking.v1.ListMyTasksResponse"> & {
  * Use `create(ListMyTasksResponseSchema)` to create a new message.
  */
 export const ListMyTasksResponseSchema: GenMessage<ListMyTasksResponse> = /*@__PURE__*/
-  messageDesc(file_tracking_v1_me, 1);
+  messageDesc(file_tracking_v1_me, 4);
 
 /**
  * @generated from message tracking.v1.ListMyClientsRequest
@@ -98,7 +296,7 @@ export type ListMyClientsRequest = Message<"tracking.v1.ListMyClientsRequest"> &
  * Use `create(ListMyClientsRequestSchema)` to create a new message.
  */
 export const ListMyClientsRequestSchema: GenMessage<ListMyClientsRequest> = /*@__PURE__*/
-  messageDesc(file_tracking_v1_me, 2);
+  messageDesc(file_tracking_v1_me, 5);
 
 /**
  * @generated from message tracking.v1.ListMyClientsResponse
@@ -115,7 +313,7 @@ export type ListMyClientsResponse = Message<"tracking.v1.ListMyClientsResponse">
  * Use `create(ListMyClientsResponseSchema)` to create a new message.
  */
 export const ListMyClientsResponseSchema: GenMessage<ListMyClientsResponse> = /*@__PURE__*/
-  messageDesc(file_tracking_v1_me, 3);
+  messageDesc(file_tracking_v1_me, 6);
 
 /**
  * @generated from message tracking.v1.ListMyProjectsRequest
@@ -141,7 +339,7 @@ export type ListMyProjectsRequest = Message<"tracking.v1.ListMyProjectsRequest">
  * Use `create(ListMyProjectsRequestSchema)` to create a new message.
  */
 export const ListMyProjectsRequestSchema: GenMessage<ListMyProjectsRequest> = /*@__PURE__*/
-  messageDesc(file_tracking_v1_me, 4);
+  messageDesc(file_tracking_v1_me, 7);
 
 /**
  * @generated from message tracking.v1.ListMyProjectsResponse
@@ -158,7 +356,7 @@ export type ListMyProjectsResponse = Message<"tracking.v1.ListMyProjectsResponse
  * Use `create(ListMyProjectsResponseSchema)` to create a new message.
  */
 export const ListMyProjectsResponseSchema: GenMessage<ListMyProjectsResponse> = /*@__PURE__*/
-  messageDesc(file_tracking_v1_me, 5);
+  messageDesc(file_tracking_v1_me, 8);
 
 /**
  * TrackingMeService answers the caller's own lists across the workspaces they are a member of.
@@ -189,6 +387,17 @@ export const TrackingMeService: GenService<{
     methodKind: "unary";
     input: typeof ListMyClientsRequestSchema;
     output: typeof ListMyClientsResponseSchema;
+  },
+  /**
+   * What a web timer loads at once: the caller's recent entries (the last 9 days, as GET
+   * /me/time_entries without bounds) with the clients, projects and tags to show them with.
+   *
+   * @generated from rpc tracking.v1.TrackingMeService.GetWebTimer
+   */
+  getWebTimer: {
+    methodKind: "unary";
+    input: typeof GetWebTimerRequestSchema;
+    output: typeof GetWebTimerResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_tracking_v1_me, 0);

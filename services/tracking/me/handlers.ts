@@ -11,6 +11,12 @@ import { projects } from "../projects/store.js";
 import { projectMessages } from "../projects/view.js";
 import { tasks } from "../tasks/store.js";
 import { taskMessages } from "../tasks/view.js";
+import { tags } from "../tags/store.js";
+import { tagMessage } from "../tags/changes.js";
+import { newestFirst, RECENT_DAYS } from "../time-entries/rules.js";
+import { timeEntries, userEntries } from "../time-entries/store.js";
+import { entryMessages } from "../time-entries/view.js";
+import { webTimerEntry } from "./view.js";
 
 const sinceDate = (since: bigint | undefined) => (since === undefined ? undefined : new Date(Number(since) * 1000));
 
@@ -60,6 +66,28 @@ export function meHandlers({ storage, clock }: ResourceKit) {
         const offset = Number(req.offset ?? 0n);
         const page = req.perPage === undefined || req.perPage === 0n ? rows.slice(offset) : rows.slice(offset, offset + Number(req.perPage));
         return { tasks: await taskMessages(db, page) };
+      },
+
+      async getWebTimer(_req, ctx) {
+        const user = trackingUserScope(ctx);
+        const now = clock.now();
+        const since = new Date(now.getTime() - RECENT_DAYS * 86_400_000);
+        const entryRows = (await userEntries(db, Number(user.userId)).whereNull("server_deleted_at").where("start", ">=", since))
+          .map((raw: Record<string, unknown>) => timeEntries.read(raw))
+          .sort(newestFirst);
+        const projectRows = [];
+        for (const { q } of await visibleProjects(ctx)) {
+          projectRows.push(...(await q.whereNull("server_deleted_at").where("active", true).orderBy("sort_name").orderBy("id")).map((raw: Record<string, unknown>) => projects.read(raw)));
+        }
+        const workspaces = await user.memberships();
+        const clientRows = workspaces.length ? await db(clients.table).whereIn("workspace_id", workspaces).orderByRaw("LOWER(name)").orderBy("id") : [];
+        const tagRows = workspaces.length ? await db(tags.table).whereIn("workspace_id", workspaces).whereNull("deleted_at").orderByRaw("LOWER(name)").orderBy("id") : [];
+        return {
+          clients: clientRows.map((raw: Record<string, unknown>) => clientMessage(clients.read(raw))),
+          projects: await projectMessages(db, projectRows, now),
+          tags: tagRows.map((raw: Record<string, unknown>) => tagMessage(tags.read(raw))),
+          timeEntries: (await entryMessages(db, entryRows)).map((entry) => webTimerEntry(entry, now)),
+        };
       },
 
       async listMyClients(req, ctx) {
