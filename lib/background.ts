@@ -1,6 +1,8 @@
 import type { Knex } from "./db.js";
 import { isUniqueViolation } from "./db.js";
 import { randomToken } from "./ids.js";
+import type { Clock } from "./clock.js";
+import type { Logger } from "./logger.js";
 
 export interface LeaseOptions {
   /**
@@ -112,5 +114,69 @@ export class KickedLoop {
         this.schedule(again ? 0 : this.intervalMs);
       });
     }, ms);
+  }
+}
+
+export interface LeasedWorkOptions {
+  /** Milliseconds between passes when nothing kicks one. */
+  pollMs: number;
+  /** How long the lease holds after each renewal: another replica takes the work over once it lapses. */
+  leaseMs: number;
+}
+
+/**
+ * Background work that one replica of a service does at a time (a scheduler, a job worker): a
+ * pass runs every `pollMs`, or at once when kicked, and only while this replica holds the lease
+ * named `name`; a long pass asks `stillHeld()` between its items. A pass that fails is logged and
+ * runs again at the next one, so what it did not finish is picked up then.
+ */
+export abstract class LeasedWork {
+  private readonly loop: KickedLoop;
+  private readonly lease: Lease;
+
+  constructor(
+    db: Knex,
+    private readonly name: string,
+    clock: Clock,
+    private readonly log: Logger,
+    options: LeasedWorkOptions,
+  ) {
+    this.lease = new Lease(db, name, () => clock.now().getTime(), options.leaseMs);
+    this.loop = new KickedLoop(() => this.run(), options.pollMs);
+  }
+
+  /** One pass of the work, while the lease is held. */
+  protected abstract pass(): Promise<void>;
+
+  start(): void {
+    this.loop.start();
+  }
+
+  /** A pass soon: something to do was committed. */
+  kick(): void {
+    this.loop.kick();
+  }
+
+  /** Runs a pass now, after any running one (tests, shutdown). */
+  tick(): Promise<void> {
+    return this.loop.tick();
+  }
+
+  async stop(): Promise<void> {
+    await this.loop.stop();
+    await this.lease.release();
+  }
+
+  /** Renews the lease: false once another replica has taken it over (the pass should end). */
+  protected stillHeld(): Promise<boolean> {
+    return this.lease.hold();
+  }
+
+  private async run(): Promise<void> {
+    try {
+      if (await this.lease.hold()) await this.pass();
+    } catch (err) {
+      this.log.warn({ err }, `${this.name}: pass failed, will retry`);
+    }
   }
 }

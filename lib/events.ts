@@ -6,7 +6,7 @@ import type { EventBus } from "./bus.js";
 import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
 import { sortableId } from "./ids.js";
-import { KickedLoop, Lease } from "./background.js";
+import { LeasedWork } from "./background.js";
 import { checkCataloged, type EntityEventInit } from "./event-catalog.js";
 
 /** What a service says happened; the outbox turns it into an events.v1.Event. */
@@ -104,60 +104,39 @@ export async function recordEvent(trx: Knex.Transaction, service: string, clock:
  * OutboxRelay publishes outbox rows to the bus in order and marks them sent after the
  * stream's ack. One relay per schema is active at a time (a lease row); the others wait.
  */
-export class OutboxRelay {
-  private readonly loop: KickedLoop;
-  private readonly lease: Lease;
-
+export class OutboxRelay extends LeasedWork {
   constructor(
     private readonly db: Knex,
     private readonly bus: EventBus,
     private readonly clock: Clock,
-    private readonly log: Logger,
+    log: Logger,
     private readonly options: { intervalMs?: number; batch?: number; leaseMs?: number } = {},
   ) {
-    this.loop = new KickedLoop(() => this.publishPending(), options.intervalMs ?? 200);
-    this.lease = new Lease(db, "relay", () => clock.now().getTime(), options.leaseMs ?? 10_000);
+    // kick() publishes soon after a transaction with events commits; tick() publishes everything
+    // pending and resolves when the outbox is empty or the bus fails.
+    super(db, "relay", clock, log, { pollMs: options.intervalMs ?? 200, leaseMs: options.leaseMs ?? 10_000 });
   }
 
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Publish soon: a transaction with events has committed. */
-  kick(): void {
-    this.loop.kick();
-  }
-
-  /** Publishes everything pending; resolves when the outbox is empty or the bus fails. */
-  tick(): Promise<void> {
-    return this.loop.tick();
-  }
-
-  private async publishPending(): Promise<void> {
-    try {
-      if (!(await this.lease.hold())) return;
-      for (;;) {
-        const rows: { seq: number; id: string; subject: string; data: Buffer }[] = await this.db("outbox")
-          .whereNull("sent_at")
-          .orderBy("seq")
-          .limit(this.options.batch ?? 200)
-          .select("seq", "id", "subject", "data");
-        if (rows.length === 0) return;
-        const sent: number[] = [];
-        try {
-          for (const row of rows) {
-            await this.bus.publish({ subject: row.subject, id: row.id, data: new Uint8Array(row.data) });
-            sent.push(row.seq);
-          }
-        } finally {
-          if (sent.length) await this.db("outbox").whereIn("seq", sent).update({ sent_at: this.clock.now() });
+  protected async pass(): Promise<void> {
+    for (;;) {
+      const rows: { seq: number; id: string; subject: string; data: Buffer }[] = await this.db("outbox")
+        .whereNull("sent_at")
+        .orderBy("seq")
+        .limit(this.options.batch ?? 200)
+        .select("seq", "id", "subject", "data");
+      if (rows.length === 0) return;
+      const sent: number[] = [];
+      try {
+        for (const row of rows) {
+          await this.bus.publish({ subject: row.subject, id: row.id, data: new Uint8Array(row.data) });
+          sent.push(row.seq);
         }
-        if (rows.length < (this.options.batch ?? 200)) break;
+      } finally {
+        if (sent.length) await this.db("outbox").whereIn("seq", sent).update({ sent_at: this.clock.now() });
       }
-      await this.purgeSent();
-    } catch (err) {
-      this.log.warn({ err }, "outbox relay: publish failed, will retry");
+      if (rows.length < (this.options.batch ?? 200)) break;
     }
+    await this.purgeSent();
   }
 
   private lastPurge = 0;
@@ -169,10 +148,5 @@ export class OutboxRelay {
     this.lastPurge = now;
     const ids = await this.db("outbox").where("sent_at", "<", new Date(now - 24 * 3600_000)).orderBy("seq").limit(10_000).pluck("seq");
     if (ids.length) await this.db("outbox").whereIn("seq", ids).delete();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
-    await this.lease.release();
   }
 }

@@ -8,12 +8,14 @@ import { trackingRoutes } from "./routes.js";
 import { trackingAccess } from "./scope.js";
 import { ReminderScheduler } from "./reminders/scheduler.js";
 import { ScheduledReportScheduler } from "./scheduled-reports/scheduler.js";
+import { RateScheduler } from "./rates/scheduler.js";
 import { SecretBox } from "../../lib/secret-box.js";
 
 /** The tracking service as tests see it: its reminder and scheduled report schedulers can be run at once. */
 export interface TrackingService extends ServiceInstance {
   reminders: ReminderScheduler;
   scheduledReports: ScheduledReportScheduler;
+  rates: RateScheduler;
 }
 
 /** The tracking service: clients, projects, tasks, tags, project users and groups, time entries, alerts, track reminders, saved and scheduled reports. */
@@ -23,6 +25,7 @@ export const createTrackingService = async (deps: ServiceDeps): Promise<Tracking
   const identity = deps.directory.peerClient("accounts", IdentityService);
   const access = trackingAccess(gate, storage.db, identity);
   const reminders = new ReminderScheduler(storage, identity, deps);
+  const rates = new RateScheduler(storage, deps);
   const box = new SecretBox(deps.config.encryptionKey);
   const scheduledReports = new ScheduledReportScheduler(storage, identity, { clock: deps.clock, log: deps.log, box, publicUrl: deps.config.publicUrl, memberScope: access.member });
   return {
@@ -35,12 +38,15 @@ export const createTrackingService = async (deps: ServiceDeps): Promise<Tracking
       storage.startMailer();
       reminders.start();
       scheduledReports.start();
+      rates.start();
     },
     reminders,
     scheduledReports,
+    rates,
     close: async () => {
       await reminders.stop();
       await scheduledReports.stop();
+      await rates.stop();
       await storage.close();
     },
   };

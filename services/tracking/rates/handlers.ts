@@ -2,28 +2,16 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { RateService } from "../../../gen/tracking/v1/rates_pb.js";
 import type { Knex } from "../../../lib/db.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
-import type { Emit } from "../../../lib/storage.js";
 import { type TrackingScope, trackingScope } from "../scope.js";
 import { rateAccessDenied, rateAmountInvalid, rateEntityInvalid, ratePayloadMissing, rateTaskMissing } from "../errors.js";
 import { canSee, isManager } from "../projects/access.js";
 import { projects } from "../projects/store.js";
-import { projectEvent } from "../projects/view.js";
-import { projectUserEvent } from "../project-users/changes.js";
 import { projectUsers } from "../project-users/store.js";
 import { tasks } from "../tasks/store.js";
-import { taskEvent } from "../tasks/view.js";
-import { currentRate, planRate, rateLevelOf, rateTiming, rateTypeOf } from "./rules.js";
-import { rates, type RateLevel, type RateRow, type RateType } from "./store.js";
+import { planRate, rateLevelOf, rateTiming, rateTypeOf } from "./rules.js";
+import { applyCurrentRate, liveRates, type RateEntity } from "./sync.js";
+import { rates, type RateLevel, type RateType } from "./store.js";
 import { rateMessage } from "./view.js";
-
-/** The entity a rate belongs to: its ids and the project that decides who may see and change it. */
-interface RateEntity {
-  level: RateLevel;
-  id: number;
-  projectId: number;
-  projectUserId: number | null;
-  taskId: number | null;
-}
 
 /**
  * Rates of projects, project users and tasks, with their history. A new rate that holds now also
@@ -63,33 +51,6 @@ export function rateHandlers({ storage, clock }: ResourceKit) {
     throw rateAccessDenied();
   }
 
-  const liveRates = async (q: Knex, scope: TrackingScope, entity: RateEntity, type: RateType, lock: boolean): Promise<RateRow[]> => {
-    const query = rates.query(q, scope.workspace).where({ level: entity.level, level_id: entity.id, type }).whereNull("deleted_at").orderBy("start").orderBy("id");
-    if (lock) query.forUpdate();
-    return (await query).map((raw: Record<string, unknown>) => rates.read(raw));
-  };
-
-  /** The entity's current value follows the rate that holds now. */
-  async function syncEntity(trx: Knex.Transaction, emit: Emit, scope: TrackingScope, entity: RateEntity, type: RateType, amount: number, now: Date): Promise<void> {
-    if (entity.level === "project" && type === "billable_rates") {
-      const row = await projects.getForChange(trx, scope.workspace, BigInt(entity.id));
-      if (!row || row.rate === amount) return;
-      const updated = await projects.update(trx, row, { rate: amount, rate_last_updated: now, at: now });
-      await emit(await projectEvent(trx, "updated", updated, scope, now));
-    } else if (entity.level === "project_user") {
-      const row = await projectUsers.getForChange(trx, scope.workspace, BigInt(entity.id));
-      if (!row) return;
-      const changes = type === "billable_rates" ? { rate: amount, rate_last_updated: now } : { labour_cost: Math.round(amount), labour_cost_last_updated: now };
-      if (type === "billable_rates" ? row.rate === amount : row.labour_cost === Math.round(amount)) return;
-      await emit(projectUserEvent("updated", await projectUsers.update(trx, row, { ...changes, at: now }), scope));
-    } else if (entity.level === "task" && type === "billable_rates") {
-      const row = await tasks.getForChange(trx, scope.workspace, BigInt(entity.id));
-      if (!row || row.rate === amount) return;
-      const updated = await tasks.update(trx, row, { rate: amount, rate_last_updated: now, at: now });
-      await emit(await taskEvent(trx, "updated", updated, scope));
-    }
-  }
-
   return (router: ConnectRouter) =>
     router.service(RateService, {
       async createRate(req, ctx) {
@@ -105,7 +66,7 @@ export function rateHandlers({ storage, clock }: ResourceKit) {
           const entity = await entityOf(trx, scope, level, req.levelId!);
           await checkAccess(trx, scope, entity, type, true);
           const now = clock.now();
-          const live = await liveRates(trx, scope, entity, type, true);
+          const live = await liveRates(trx, scope.workspace, entity, type, true);
           const plan = planRate(live, mode, start, now);
           if (plan.replaced.length) await rates.query(trx, scope.workspace).whereIn("id", plan.replaced).update({ deleted_at: now, updated_at: now });
           if (plan.ended) await rates.query(trx, scope.workspace).where("id", plan.ended.id).update({ end: plan.ended.end, updated_at: now });
@@ -125,9 +86,10 @@ export function rateHandlers({ storage, clock }: ResourceKit) {
             created_at: now,
             updated_at: now,
             deleted_at: null,
+            // Set by applyCurrentRate once the rate has begun (now, or later by the rates scheduler).
+            applied_at: null,
           });
-          const current = currentRate(await liveRates(trx, scope, entity, type, false), now);
-          if (current) await syncEntity(trx, emit, scope, entity, type, current.amount, now);
+          await applyCurrentRate(trx, emit, scope, entity, type, now);
         });
         return {};
       },

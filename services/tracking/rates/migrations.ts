@@ -31,4 +31,23 @@ export const rateMigrations: Migration[] = [
       await knex.schema.dropTable("rates");
     },
   },
+  {
+    // A rate that begins later is applied to its entity when it begins (rates/scheduler.ts):
+    // applied_at says it has been. Rates that began by their creation were applied then; those
+    // that began since are left unapplied, so the scheduler applies them at its first pass.
+    name: "0091_rates_applied",
+    async up(knex) {
+      await knex.schema.alterTable("rates", (t) => {
+        t.dateTime("applied_at", { precision: 6 }).nullable();
+        t.index(["applied_at", "start"], "rates_due");
+      });
+      await knex("rates").whereRaw("start <= created_at").update({ applied_at: knex.ref("created_at") });
+    },
+    async down(knex) {
+      await knex.schema.alterTable("rates", (t) => {
+        t.dropIndex(["applied_at", "start"], "rates_due");
+        t.dropColumn("applied_at");
+      });
+    },
+  },
 ];

@@ -23,6 +23,8 @@ export interface RateRow {
   updated_at: Date;
   /** Set when a later rate replaced this one. */
   deleted_at: Date | null;
+  /** When the entity's current value followed this rate (it had begun); null while it lies ahead. */
+  applied_at: Date | null;
 }
 
 /** A workspace's rates, by start. */
@@ -46,6 +48,7 @@ export const rates = new ScopedTable<RateRow>({
     created_at: "date",
     updated_at: "date",
     deleted_at: "date?",
+    applied_at: "date?",
   },
   order: ["start", "id"],
 });

@@ -1,6 +1,6 @@
 import type { Client } from "@connectrpc/connect";
 import type { IdentityService, WorkspaceMember } from "../../../gen/accounts/v1/accounts_pb.js";
-import { KickedLoop, Lease } from "../../../lib/background.js";
+import { LeasedWork } from "../../../lib/background.js";
 import type { Clock } from "../../../lib/clock.js";
 import { isUniqueViolation } from "../../../lib/db.js";
 import type { Logger } from "../../../lib/logger.js";
@@ -44,45 +44,22 @@ export function reminderMail(member: WorkspaceMember, reminder: ReminderRow, per
  * zone) is mailed, in the change that records the check, so each reminder, user and period is
  * settled once.
  */
-export class ReminderScheduler {
-  private readonly loop: KickedLoop;
-  private readonly lease: Lease;
-
+export class ReminderScheduler extends LeasedWork {
   constructor(
     private readonly storage: ServiceStorage,
     private readonly identity: Client<typeof IdentityService>,
     private readonly deps: { clock: Clock; log: Logger },
     options: ReminderSchedulerOptions = {},
   ) {
-    this.loop = new KickedLoop(() => this.pass(), options.pollMs ?? 60_000);
-    this.lease = new Lease(storage.db, LEASE, () => deps.clock.now().getTime(), options.leaseMs ?? 5 * 60_000);
+    super(storage.db, LEASE, deps.clock, deps.log, { pollMs: options.pollMs ?? 60_000, leaseMs: options.leaseMs ?? 5 * 60_000 });
   }
 
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Runs a pass now (tests). */
-  tick(): Promise<void> {
-    return this.loop.tick();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
-    await this.lease.release();
-  }
-
-  private async pass(): Promise<void> {
-    try {
-      if (!(await this.lease.hold())) return;
-      const now = this.deps.clock.now();
-      const all: ReminderRow[] = (await this.storage.db(reminders.table).orderBy("id")).map((raw: Record<string, unknown>) => reminders.read(raw));
-      for (const reminder of all) {
-        if (!(await this.lease.hold())) return;
-        await this.settle(reminder, now).catch((err) => this.deps.log.warn({ err, reminder: reminder.id }, "track reminder: pass failed, will retry"));
-      }
-    } catch (err) {
-      this.deps.log.warn({ err }, "track reminders: pass failed, will retry");
+  protected async pass(): Promise<void> {
+    const now = this.deps.clock.now();
+    const all: ReminderRow[] = (await this.storage.db(reminders.table).orderBy("id")).map((raw: Record<string, unknown>) => reminders.read(raw));
+    for (const reminder of all) {
+      if (!(await this.stillHeld())) return;
+      await this.settle(reminder, now).catch((err) => this.deps.log.warn({ err, reminder: reminder.id }, "track reminder: pass failed, will retry"));
     }
   }
 

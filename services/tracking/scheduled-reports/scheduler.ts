@@ -1,6 +1,6 @@
 import type { Client } from "@connectrpc/connect";
 import type { IdentityService, WorkspaceMember } from "../../../gen/accounts/v1/accounts_pb.js";
-import { KickedLoop, Lease } from "../../../lib/background.js";
+import { LeasedWork } from "../../../lib/background.js";
 import type { Clock } from "../../../lib/clock.js";
 import { isUniqueViolation } from "../../../lib/db.js";
 import type { Logger } from "../../../lib/logger.js";
@@ -58,45 +58,22 @@ async function pdfOf(table: ReturnType<typeof reportTable>): Promise<Uint8Array 
  * recorded in the outbox in the change that records the period as sent to them, so a period is
  * mailed once and a committed mail is never lost (the mailer sends it, again after a restart).
  */
-export class ScheduledReportScheduler {
-  private readonly loop: KickedLoop;
-  private readonly lease: Lease;
-
+export class ScheduledReportScheduler extends LeasedWork {
   constructor(
     private readonly storage: ServiceStorage,
     private readonly identity: Client<typeof IdentityService>,
     private readonly deps: ScheduledReportSchedulerDeps,
     options: ScheduledReportSchedulerOptions = {},
   ) {
-    this.loop = new KickedLoop(() => this.pass(), options.pollMs ?? 60_000);
-    this.lease = new Lease(storage.db, LEASE, () => deps.clock.now().getTime(), options.leaseMs ?? 5 * 60_000);
+    super(storage.db, LEASE, deps.clock, deps.log, { pollMs: options.pollMs ?? 60_000, leaseMs: options.leaseMs ?? 5 * 60_000 });
   }
 
-  start(): void {
-    this.loop.start();
-  }
-
-  /** Runs a pass now (tests). */
-  tick(): Promise<void> {
-    return this.loop.tick();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
-    await this.lease.release();
-  }
-
-  private async pass(): Promise<void> {
-    try {
-      if (!(await this.lease.hold())) return;
-      const now = this.deps.clock.now();
-      const all: ScheduledReportRow[] = (await this.storage.db(scheduledReports.table).orderBy("id")).map((raw: Record<string, unknown>) => scheduledReports.read(raw));
-      for (const schedule of all) {
-        if (!(await this.lease.hold())) return;
-        await this.settle(schedule, now).catch((err) => this.deps.log.warn({ err, scheduledReport: schedule.id }, "scheduled report: pass failed, will retry"));
-      }
-    } catch (err) {
-      this.deps.log.warn({ err }, "scheduled reports: pass failed, will retry");
+  protected async pass(): Promise<void> {
+    const now = this.deps.clock.now();
+    const all: ScheduledReportRow[] = (await this.storage.db(scheduledReports.table).orderBy("id")).map((raw: Record<string, unknown>) => scheduledReports.read(raw));
+    for (const schedule of all) {
+      if (!(await this.stillHeld())) return;
+      await this.settle(schedule, now).catch((err) => this.deps.log.warn({ err, scheduledReport: schedule.id }, "scheduled report: pass failed, will retry"));
     }
   }
 

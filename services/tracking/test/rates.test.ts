@@ -3,7 +3,9 @@ import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { startTestSystem, type TestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
 import { projectUsers } from "../project-users/store.js";
-import { trackingWorld } from "./tracking-support.js";
+import { eventObject, trackingWorld } from "./tracking-support.js";
+import type { TrackingService } from "../index.js";
+import { ProjectSchema } from "../../../gen/tracking/v1/projects_pb.js";
 import {
   rateAccessDenied, rateAmountInvalid, rateEntityInvalid, rateLevelElsewhere, rateLevelInvalid, rateModeInvalid, rateModeOrStartMissing,
   ratePayloadMissing, rateStartInvalid, rateTaskMissing, rateTypeInvalid,
@@ -120,4 +122,23 @@ t.test("who may: admins; managers change billable rates; members read them unles
   t.equal(hidden.status, 400, "a private project the member is not in is not there");
   t.equal(hidden.body, rateEntityInvalid().rawMessage);
   t.equal((await post(body, stranger)).status, 403);
+});
+
+t.test("a rate that begins later becomes the entity's rate when it begins, once, with the entity's event", async (t) => {
+  const scheduler = (sys.services.get("tracking") as TrackingService).rates;
+  const later = await w.project("Later", { is_private: false });
+  t.equal((await post({ level: "project", level_id: later.id, amount: 40, mode: "start-today" })).status, 201);
+  const begins = new Date(clock.now().getTime() + 3 * 3_600_000);
+  t.equal((await post({ level: "project", level_id: later.id, amount: 90, start: begins.toISOString() })).status, 201);
+  const rateOf = async () => (await sys.api("GET", `${ws}/projects/${later.id}`, { auth: owner.auth })).body.rate;
+  const updates = async () => (await w.events("project")).filter((e) => e.action === "updated" && e.object && String(eventObject(e, ProjectSchema).id) === String(later.id)).length;
+  await scheduler.tick();
+  t.equal(await rateOf(), 40, "not before it begins");
+  const before = await updates();
+  clock.advance(3 * 3_600_000);
+  await scheduler.tick();
+  t.equal(await rateOf(), 90, "from its start on");
+  t.equal(await updates(), before + 1, "with the project's event");
+  await scheduler.tick();
+  t.equal(await updates(), before + 1, "applied once");
 });
