@@ -102,7 +102,7 @@ export async function startSystem(options: {
         const checks = SERVICE_NAMES.map((n) => (services.has(n) ? services.get(n)!.ready() : remoteReady(config.serviceUrls[n])));
         return (await Promise.all(checks)).every(Boolean);
       };
-      gateway = await buildGateway({ directory, log, ready, trustProxy: config.trustProxy, metrics: new HttpMetrics() });
+      gateway = await buildGateway({ directory, log, ready, trustProxy: config.trustProxy, metrics: new HttpMetrics(), publicUrl: config.publicUrl });
       await gateway.listen({ port: config.ports.gateway, host: options.host ?? config.host });
       ports.gateway = (gateway.server.address() as { port: number }).port;
     }

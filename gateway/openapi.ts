@@ -67,6 +67,43 @@ const ERROR_SCHEMA: Record<Family, Schema> = {
   [Family.TRACKING]: { type: "string" },
 };
 
+const TIME_TRACKING_AUTH =
+  "HTTP Basic with `email:password`, or with `<api_token>:api_token` (the API token is on the profile page, `/profile`, and in `GET /api/v9/me`); " +
+  "or the session cookie `__Secure-accounts-session` that signing in sets (`POST /api/sessions`, the sign-in page). " +
+  "Failed authentication answers 403 with the JSON string `\"Incorrect username and/or password\"`. " +
+  "A write authenticated by the session cookie must come from a page of this installation (`Sec-Fetch-Site`/`Origin`); every request body is JSON with `Content-Type: application/json` (415 otherwise).";
+
+/** The API families, in the reference's order: each operation is listed under its family, which says how it authenticates. */
+const FAMILY_TAGS = [
+  {
+    name: "Hiring export",
+    description:
+      "The hiring export API (`/api/v2`, `/api/v2.2`): openings, candidates, categories, tags, with seek pagination (`links.next`). " +
+      "Authentication: `Authorization: Bearer <key id>.<secret>`, a workspace's API key made with `npm run admin -- hire:key create` (or `hire:workspace create`). " +
+      'Failure answers 401 `{"error":{"type":"UnauthorizedError"}}`; errors are `{"error":{"type"}}`.',
+  },
+  { name: "Time tracking", description: `The time-tracking API (\`/api/v9\`): workspaces, clients, projects, tasks, tags, time entries and more. Authentication: ${TIME_TRACKING_AUTH} Errors are JSON strings.` },
+  {
+    name: "Reports",
+    description: `The Reports API v3 (\`/reports/api/v3\`) and insights (\`/insights/api/v1\`): summary, detailed and weekly reports as JSON, CSV, XLSX and PDF. Authentication as time tracking: ${TIME_TRACKING_AUTH} A public saved report is read with its token alone.`,
+  },
+  { name: "Webhooks", description: `Webhook subscriptions of a workspace (\`/webhooks/api/v1\`). Authentication as time tracking: ${TIME_TRACKING_AUTH} Validation links need none.` },
+  {
+    name: "Accounts",
+    description: `Sign-up, sessions, the caller's profile and API token, password reset, organizations, workspaces, members, groups and invitations. Signing up, signing in, password reset and reading an invitation by its code need no credentials; the rest: ${TIME_TRACKING_AUTH}`,
+  },
+  { name: "Not available self-hosted", description: "Operations of the hosted service this installation does not offer: each answers 501 with a JSON string saying so." },
+];
+
+/** The family an operation is listed under: by its path, then by the service that owns it. */
+function familyTag(route: RestRoute): string {
+  const path = route.paths[0];
+  if (route.family === Family.HIRING) return "Hiring export";
+  if (/^\/(reports|insights)\//.test(path)) return "Reports";
+  if (path.startsWith("/webhooks/")) return "Webhooks";
+  return route.owner === "accounts" ? "Accounts" : "Time tracking";
+}
+
 /** An OpenAPI 3.1 document of the REST surface, built from the same route table the gateway serves. */
 export function openApiDocument(routes: RestRoute[]): Schema {
   const components: Record<string, Schema> = {};
@@ -104,7 +141,7 @@ export function openApiDocument(routes: RestRoute[]): Schema {
         };
     const operation: Schema = {
       operationId: `${route.service.name}.${route.method.name}`,
-      tags: [route.service.name],
+      tags: [familyTag(route)],
       security: route.public ? [] : route.family === Family.HIRING ? [{ bearer: [] }] : [{ basic: [] }, { session: [] }],
       parameters,
       ...(requestBody ? { requestBody } : {}),
@@ -121,14 +158,19 @@ export function openApiDocument(routes: RestRoute[]): Schema {
   for (const [path, item] of Object.entries(unavailablePaths())) paths[path] = { ...(item as Record<string, Schema>), ...paths[path] };
   return {
     openapi: "3.1.0",
-    info: { title: "workhub REST API", version: "1" },
+    info: {
+      title: "workhub REST API",
+      version: "1",
+      description: "The REST surface of this installation, built from the route table the gateway serves. Operations are grouped by API family; each family says how it authenticates.",
+    },
+    tags: FAMILY_TAGS,
     paths,
     components: {
       schemas: components,
       securitySchemes: {
-        bearer: { type: "http", scheme: "bearer" },
-        basic: { type: "http", scheme: "basic" },
-        session: { type: "apiKey", in: "cookie", name: "__Secure-accounts-session" },
+        bearer: { type: "http", scheme: "bearer", description: "Hiring export: a workspace's API key, `<key id>.<secret>`." },
+        basic: { type: "http", scheme: "basic", description: "Time tracking, reports, webhooks, accounts: `email:password` or `<api_token>:api_token`." },
+        session: { type: "apiKey", in: "cookie", name: "__Secure-accounts-session", description: "The session cookie a sign-in sets; writes with it must come from this installation's pages." },
       },
     },
   };

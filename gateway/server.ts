@@ -19,6 +19,9 @@ import { AuthenticationFailed, Authenticator, SESSION_COOKIE } from "./auth.js";
 import { answerClientError } from "./client-errors.js";
 import { HttpMetrics } from "../lib/metrics.js";
 import { fastifyPath, UNAVAILABLE, unavailableMessage } from "./unavailable.js";
+import { CROSS_SITE_MESSAGE, isCrossSiteWrite, isJsonContentType, NOT_JSON_MESSAGE, originOf } from "./cross-site.js";
+import { registerPages } from "./pages/index.js";
+import { DEFAULT_PORTS } from "../lib/config.js";
 
 export const BODY_LIMIT = 1024 * 1024;
 /** Session cookie lifetime; the accounts service expires sessions after the same time. */
@@ -43,6 +46,8 @@ export interface GatewayOptions {
   timeouts?: Partial<typeof TIMEOUTS>;
   /** Request counts and latencies per route, served at GET /metrics (a new set when not given). */
   metrics?: HttpMetrics;
+  /** PUBLIC_URL (Config.publicUrl): the base of links in answers; the configuration's default when not given. */
+  publicUrl?: string;
 }
 
 /** What puts a gateway into its lame-duck time: answers close their connections (see drainGateway). */
@@ -107,11 +112,6 @@ function requestMessage(route: RestRoute, req: FastifyRequest): Record<string, u
   return message;
 }
 
-/** The URL the client asked for: scheme and host as a trusted proxy forwards them (X-Forwarded-Proto, -Host). */
-function publicUrl(req: FastifyRequest): string {
-  return `${req.protocol}://${req.host || "localhost"}${req.url}`;
-}
-
 /**
  * The gateway: one Fastify route per RPC with a route option, found in the descriptors at
  * start-up; REST JSON in, a Connect call to the owning service, REST JSON out.
@@ -122,6 +122,9 @@ export const MAX_PATH_SEGMENT = 2048;
 export async function buildGateway(options: GatewayOptions) {
   const { directory, log } = options;
   const timeouts = { ...TIMEOUTS, ...options.timeouts };
+  const base = options.publicUrl ?? `http://localhost:${DEFAULT_PORTS.gateway}`;
+  /** The URL the client asked for, on PUBLIC_URL: links in answers never follow a forged Host or X-Forwarded-Host. */
+  const publicUrl = (req: FastifyRequest) => `${base}${req.url}`;
   const app = Fastify({
     // No logger of Fastify's: with one, every request got a child logger (made and checked) though
     // almost none logs. The gateway writes what it logs to `log` itself, with the request's id.
@@ -160,11 +163,12 @@ export async function buildGateway(options: GatewayOptions) {
     return c;
   };
 
-  // JSON bodies of any declared type; an empty body is no body (clients send POSTs without one).
+  // JSON bodies, declared as JSON (see cross-site.ts); an empty body is no body (clients send POSTs without one).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "string" }, (_req, text, done) => {
+  app.addContentTypeParser("*", { parseAs: "string" }, (req, text, done) => {
     const s = (text as string).trim();
     if (s === "") return done(null, undefined);
+    if (!isJsonContentType(req.headers["content-type"])) return done(Object.assign(new Error(NOT_JSON_MESSAGE), { statusCode: 415 }), undefined);
     try {
       done(null, JSON.parse(s));
     } catch {
@@ -218,6 +222,7 @@ export async function buildGateway(options: GatewayOptions) {
 
   const openapi = openApiDocument(routes);
   app.get("/openapi.json", async () => openapi);
+  registerPages(app, { publicUrl: base });
   app.get("/healthz", async () => ({ status: "ok" }));
   // Inside the cluster only: the Ingress forwards the API's paths, never this one.
   app.get("/metrics", async (_req, reply) => reply.type("text/plain; version=0.0.4").send(await metrics.exposition()));
@@ -244,6 +249,14 @@ export async function buildGateway(options: GatewayOptions) {
         route.family === Family.HIRING ? errorReply(route.family, 401, "Unauthorized") : errorReply(route.family, 403, "Incorrect username and/or password"),
       );
     }
+  }
+
+  /** Step 2b: a write with the session cookie comes from a page of this installation (see cross-site.ts). */
+  const publicOrigin = originOf(base);
+  function checkSameSite(route: RestRoute, req: FastifyRequest, identity: Record<string, string>): void {
+    if (!identity[HEADER.sessionToken]) return;
+    const origins = [publicOrigin, `${req.protocol}://${req.host}`.toLowerCase()];
+    if (isCrossSiteWrite(req.method, req.headers, origins)) throw new Refusal(errorReply(route.family, 403, CROSS_SITE_MESSAGE));
   }
 
   /** Step 3: the request message from path, query and body. */
@@ -318,6 +331,7 @@ export async function buildGateway(options: GatewayOptions) {
       try {
         checkThrottle(route, req);
         const identity = await authenticate(route, req);
+        checkSameSite(route, req, identity);
         const message = decode(route, req);
         if (route.file) return await answerFile(route, route.file, message, identity, req, reply);
         const response = await call(route, message, identity, req);

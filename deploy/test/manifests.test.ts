@@ -217,6 +217,7 @@ for (const overlay of OVERLAYS) {
       const exposed = (path: string) => paths.some((p: any) => (p.pathType === "Exact" ? path === p.path : path === p.path || path.startsWith(`${p.path}/`)));
       for (const route of restPaths()) t.ok(exposed(route), `${route} is reachable through the Ingress`);
       t.ok(exposed("/openapi.json"), "/openapi.json is reachable");
+      for (const page of ["/", "/login", "/signup", "/profile", "/docs", "/invitations/code", "/reset-password/code", "/assets/app.css"]) t.ok(exposed(page), `the page ${page} is reachable`);
       for (const internal of ["/metrics", "/healthz", "/readyz"]) t.notOk(exposed(internal), `${internal} is not exposed`);
 
       const policies = byKind("NetworkPolicy");

@@ -97,7 +97,9 @@ export interface TrackUser {
  * stops it at teardown. A service left out is called at its configured URL.
  */
 export async function startTestSystem(t: TestContext, options: { clock?: Clock; env?: Record<string, string>; services?: readonly ServiceName[] } = {}): Promise<TestSystem> {
-  const env = testEnv(options.env);
+  // Links in answers and mail are on PUBLIC_URL: the gateway's own address, so that a test can follow them.
+  const port = options.env?.PORT ?? String(await freePort());
+  const env = testEnv({ PORT: port, PUBLIC_URL: `http://127.0.0.1:${port}`, ...options.env });
   const config = loadConfig(env);
   const log = createLogger(config.logLevel);
   const system = await startSystem({ config, services: options.services ?? SERVICE_NAMES, gateway: true, clock: options.clock, log, host: "127.0.0.1" });

@@ -1,6 +1,6 @@
 import type { OutgoingMail } from "../../../lib/mailer.js";
 
-/** The invitation mail: who invites to what, and how to accept or decline. */
+/** The invitation mail: who invites to what, and the invitation's page (`url`), where it is accepted or declined. */
 export function invitationMail(to: string, sender: string, organization: string, url: string, publicUrl: string): OutgoingMail {
   return {
     to,
@@ -8,10 +8,11 @@ export function invitationMail(to: string, sender: string, organization: string,
     text: [
       `${sender} invited you to join the organization ${organization}.`,
       "",
-      `To join, sign in with this address (or sign up first: POST ${publicUrl}/api/signup) and accept:`,
-      `  POST ${url}`,
-      "To decline:",
-      `  POST ${url.replace(/\/accept$/, "/reject")}`,
+      "To accept or decline, open this link (you sign in with this address, or create an account for it, there):",
+      `  ${url}`,
+      "",
+      `With the API instead: sign in with this address (or sign up: POST ${publicUrl}/api/signup), then POST`,
+      `${publicUrl}/api/v9/organizations/invitations/<the code at the end of the link>/accept (or /reject).`,
     ].join("\n"),
   };
 }

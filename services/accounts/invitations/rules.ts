@@ -30,7 +30,7 @@ export function invitationInput(req: CreateInvitationsRequest): { emails: string
   return { emails, workspaces };
 }
 
-/** The link that accepts an invitation, on PUBLIC_URL. */
+/** The invitation's page on PUBLIC_URL, where the invited person signs in or up and accepts or declines. */
 export function inviteUrl(publicUrl: string, code: string): string {
-  return `${publicUrl}/api/v9/organizations/invitations/${code}/accept`;
+  return `${publicUrl}/invitations/${code}`;
 }

@@ -72,7 +72,7 @@ t.test("flags are refused beyond the specification's limits, changing nothing", 
     t.equal(res.body, message);
   }
   t.equal((await sys.api("POST", "/api/v9/me/flags", { auth: user.auth, body: { ["k".repeat(32)]: "v".repeat(64) } })).status, 200, "the limits themselves are allowed");
-  const malformed = await sys.api("POST", "/api/v9/me/flags", { auth: user.auth, rawBody: "{not json" });
+  const malformed = await sys.api("POST", "/api/v9/me/flags", { auth: user.auth, rawBody: "{not json", headers: { "content-type": "application/json" } });
   t.equal(malformed.status, 400);
   t.same((await sys.api("GET", "/api/v9/me/flags", { auth: user.auth })).body, { ["k".repeat(32)]: "v".repeat(64) });
 });

@@ -102,7 +102,7 @@ t.test("each error row of create and edit; a failed change leaves nothing", asyn
     t.equal(res.status, 400, JSON.stringify(body));
     t.equal(res.body, message);
   }
-  t.equal((await sys.api("POST", groupsPath(), { ...as(o.owner), rawBody: "{not json" })).status, 400, "invalid JSON");
+  t.equal((await sys.api("POST", groupsPath(), { ...as(o.owner), rawBody: "{not json", headers: { "content-type": "application/json" } })).status, 400, "invalid JSON");
   t.same(await counts(), before, "nothing stored");
   t.equal((await create({ name: "y".repeat(200) })).status, 200, "200 characters are fine");
 

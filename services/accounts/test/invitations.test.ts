@@ -21,7 +21,7 @@ async function mailedCode(to: string, nth = 1): Promise<string> {
     if (Date.now() > deadline) throw new Error(`${mails().length} of ${nth} invitation mails to ${to}`);
     await new Promise((r) => setTimeout(r, 25));
   }
-  const m = /https:\/\/track\.example\.com\/api\/v9\/organizations\/invitations\/(\S+)\/accept/.exec(mails()[nth - 1].mail.text ?? "");
+  const m = /https:\/\/track\.example\.com\/invitations\/(\S+)/.exec(mails()[nth - 1].mail.text ?? "");
   if (!m) throw new Error(`no invite URL in ${mails()[nth - 1].mail.text}`);
   return m[1];
 }
@@ -44,7 +44,7 @@ t.test("an existing user and a new address are invited, accept by mail, and join
   t.equal(res.body.data.length, 2);
   const [a, b] = res.body.data;
   t.match(a, { email: existing.email, invitation_id: Number, organization_id: organizationId, recipient_id: existing.id, sender_id: owner.id, workspaces: [{ user_id: existing.id, workspace_id: owner.workspaceId, workspace_user_id: 0 }] });
-  t.match(a.invite_url, /^https:\/\/track\.example\.com\/api\/v9\/organizations\/invitations\/[\w-]+\/accept$/);
+  t.match(a.invite_url, /^https:\/\/track\.example\.com\/invitations\/[\w-]+$/, "the invitation's page on PUBLIC_URL");
   t.match(b, { email: newcomer, recipient_id: 0 });
 
   const invited = await sys.api("GET", `/api/v9/organizations/${organizationId}/users?active_status=invited`, { auth: owner.auth });
@@ -52,7 +52,7 @@ t.test("an existing user and a new address are invited, accept by mail, and join
   const pendingId = invited.body[1].id;
 
   const code = await mailedCode(existing.email);
-  t.equal(a.invite_url, `https://track.example.com/api/v9/organizations/invitations/${code}/accept`, "the mail carries the answer's URL");
+  t.equal(a.invite_url, `https://track.example.com/invitations/${code}`, "the mail carries the answer's URL");
   const accepted = await sys.api("POST", `/api/v9/organizations/invitations/${code}/accept`, { auth: existing.auth });
   t.equal(accepted.status, 200, accepted.text);
   t.equal(accepted.body, "OK");

@@ -29,7 +29,8 @@ t.test("a reset code is mailed, sets the new password once, ends the old session
   t.equal(asked.text, "");
   await smtp.until(1);
   const { code, text } = codeOf(user.email);
-  t.match(text, `https://track.example.com/api/me/password_reset/confirm/${code}`, "the link is on PUBLIC_URL");
+  t.match(text, `https://track.example.com/reset-password/${code}`, "the page's link is on PUBLIC_URL");
+  t.match(text, `https://track.example.com/api/me/password_reset/confirm/${code}`, "and so is the API's");
   t.notMatch(text, "evil.example.com");
   t.equal(smtp.received[0].mail.subject, "Reset your password");
 

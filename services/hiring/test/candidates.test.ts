@@ -1,4 +1,5 @@
 import t from "tap";
+import * as http from "node:http";
 import { startTestSystem, type TestSystem } from "../../../test/support/harness.js";
 import { at, candidate, createWorkspace, hiringAdmin, importData, opening, pathOf, type CandidateSpec, type HiringWorkspace } from "./support.js";
 
@@ -248,20 +249,31 @@ t.test("links.next is the full URL with after_id set to the page's last candidat
   t.equal(new URL(alias.body.links.next).pathname, "/api/v2.2/candidates", "the next link stays on the version asked for");
 });
 
-t.test("links.next is the public URL behind a trusted proxy", async (t) => {
-  const proxied = await startTestSystem(t, { env: { TRUST_PROXY: "loopback" } });
+t.test("links.next is on PUBLIC_URL behind a trusted proxy, whatever it forwards", async (t) => {
+  const proxied = await startTestSystem(t, { env: { TRUST_PROXY: "loopback", PUBLIC_URL: "https://hiring.example.com" } });
   const w = await createWorkspace(proxied, "Proxied");
   await importData(proxied, w, { openings: [opening("p")], candidates: [candidate({ id: "p1", opening: "p", started: 1 }), candidate({ id: "p2", opening: "p", started: 2 })] });
-  const res = await proxied.api("GET", "/api/v2/candidates?limit=1", { auth: w.auth, headers: { "x-forwarded-proto": "https", "x-forwarded-host": "hiring.example.com" } });
+  const res = await proxied.api("GET", "/api/v2/candidates?limit=1", { auth: w.auth, headers: { "x-forwarded-proto": "http", "x-forwarded-host": "evil.example.com" } });
   t.match(res.body.links.next, /^https:\/\/hiring\.example\.com\/api\/v2\/candidates\?limit=1&after_id=/);
 });
 
-t.test("links.next ignores X-Forwarded-Proto/-Host from a peer that is no trusted proxy (the default)", async (t) => {
+t.test("links.next ignores a forged Host and X-Forwarded-Proto/-Host: it is on PUBLIC_URL", async (t) => {
   const direct = await startTestSystem(t);
   const w = await createWorkspace(direct, "Direct");
   await importData(direct, w, { openings: [opening("p")], candidates: [candidate({ id: "d1", opening: "p", started: 1 }), candidate({ id: "d2", opening: "p", started: 2 })] });
-  const res = await direct.api("GET", "/api/v2/candidates?limit=1", { auth: w.auth, headers: { "x-forwarded-proto": "https", "x-forwarded-host": "evil.example.com" } });
-  t.equal(new URL(res.body.links.next).origin, new URL(direct.url).origin);
+  const forwarded = await direct.api("GET", "/api/v2/candidates?limit=1", { auth: w.auth, headers: { "x-forwarded-proto": "https", "x-forwarded-host": "evil.example.com" } });
+  t.equal(new URL(forwarded.body.links.next).origin, direct.env.PUBLIC_URL);
+  // fetch cannot send another Host: a raw request can.
+  const forged = await new Promise<string>((resolve, reject) => {
+    const url = new URL(direct.url);
+    http
+      .get({ host: url.hostname, port: url.port, path: "/api/v2/candidates?limit=1", headers: { host: "evil.example", authorization: `Bearer ${w.key}` } }, (res) => {
+        let body = "";
+        res.on("data", (c) => (body += c)).on("end", () => resolve(body));
+      })
+      .on("error", reject);
+  });
+  t.equal(new URL(JSON.parse(forged).links.next).origin, direct.env.PUBLIC_URL, "not evil.example");
 });
 
 t.test("after_id seeks from that candidate's place, also one the filters leave out", async (t) => {
