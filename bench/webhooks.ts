@@ -1,6 +1,7 @@
 import * as http from "node:http";
 import * as net from "node:net";
-import { log, startProcess, stopProcess } from "./support.js";
+import { readdirSync, readFileSync } from "node:fs";
+import { cpuMs, log, startProcess, stopProcess } from "./support.js";
 import { loadConfig } from "../lib/config.js";
 import { Directory } from "../lib/directory.js";
 import { WebhookAdminService } from "../gen/notifier/v1/webhooks_pb.js";
@@ -16,7 +17,13 @@ import { cleanUp, freePort, testEnv } from "../test/support/harness.js";
  * REST API at a steady rate; each creation is an event (tracking outbox -> relay -> stream ->
  * notifier) that goes to all N subscriptions. Prints deliveries per second, the time from the
  * event's creation (the `created_at` of the payload) to its arrival at the receiver, and order
- * violations (a subscription receiving an event after a later one).
+ * violations (a subscription receiving an event after a later one), and the CPU time per delivery
+ * of the system's process and of the database and NATS servers (found by name in /proc).
+ *
+ * Then the floor, in the same run: the same bodies with the same headers POSTed to the same
+ * receivers by a bare Node.js loop in this process, one at a time per subscription (as the
+ * notifier delivers) and every subscription at once, through a keep-alive agent like the
+ * notifier's; nothing is read, signed or stored.
  *
  * Environment: BENCH_SUBSCRIPTIONS (100), BENCH_EVENTS (200), BENCH_RATE (events per second,
  * 12 = 1,200 deliveries per second; 0 = as fast as the API takes them), BENCH_RECEIVERS (4),
@@ -32,16 +39,33 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
 
 interface Arrival {
   subscription: number;
+  /** Where it arrived (the subscription's callback path), what it carried: the floor sends it again. */
+  path: string;
+  body: string;
+  headers: Record<string, string>;
   objectId: string;
   notificationId: string;
   latencyMs: number;
   at: number;
 }
 
-/** Receivers that answer 200 at once and note what arrived when. */
-async function startReceivers(count: number, onArrival: (a: Arrival) => void): Promise<{ urls: string[]; close(): Promise<void> }> {
+/** What a delivery carries besides its body: the signature headers the notifier sends. */
+const REPLAYED_HEADERS = ["content-type", "user-agent", "webhook-id", "webhook-timestamp", "webhook-signature", "x-webhook-signature-256"];
+
+/** Receivers that answer 200 at once and note what arrived when (`onArrival` replaced for the floor). */
+async function startReceivers(count: number, onArrival: (a: Arrival) => void): Promise<{ urls: string[]; onArrival: (a: Arrival) => void; close(): Promise<void> }> {
   const servers: http.Server[] = [];
   const urls: string[] = [];
+  const receivers = {
+    urls,
+    onArrival,
+    close: async () => {
+      for (const s of servers) {
+        s.closeAllConnections();
+        await new Promise<void>((resolve) => s.close(() => resolve()));
+      }
+    },
+  };
   for (let i = 0; i < count; i++) {
     const server = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -49,8 +73,12 @@ async function startReceivers(count: number, onArrival: (a: Arrival) => void): P
       req.on("end", () => {
         const at = Date.now();
         res.writeHead(200).end();
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-        onArrival({
+        const text = Buffer.concat(chunks).toString("utf8");
+        const body = JSON.parse(text);
+        receivers.onArrival({
+          path: req.url ?? "/",
+          body: text,
+          headers: Object.fromEntries(REPLAYED_HEADERS.map((h) => [h, String(req.headers[h] ?? "")])),
           subscription: Number(body.subscription_id),
           objectId: String(body.metadata.object_id),
           notificationId: String(req.headers["webhook-id"]),
@@ -64,15 +92,45 @@ async function startReceivers(count: number, onArrival: (a: Arrival) => void): P
     servers.push(server);
     urls.push(`http://127.0.0.1:${(server.address() as net.AddressInfo).port}`);
   }
-  return {
-    urls,
-    close: async () => {
-      for (const s of servers) {
-        s.closeAllConnections();
-        await new Promise<void>((resolve) => s.close(() => resolve()));
-      }
-    },
-  };
+  return receivers;
+}
+
+/** The pids of the processes named `name` (the database and NATS servers beside the system), from /proc. */
+function pidsNamed(...names: string[]): number[] {
+  try {
+    return readdirSync("/proc")
+      .filter((d) => /^\d+$/.test(d))
+      .filter((d) => {
+        try {
+          return names.includes(readFileSync(`/proc/${d}/comm`, "utf8").trim());
+        } catch {
+          return false;
+        }
+      })
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** CPU ms used so far by these processes together (undefined without /proc or without any). */
+function cpuOf(pids: number[]): number | undefined {
+  const each = pids.map(cpuMs).filter((v): v is number => v !== undefined);
+  return each.length ? each.reduce((a, b) => a + b, 0) : undefined;
+}
+
+const bareAgent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 60_000 });
+
+/** One POST of a bare loop: the body and headers as they arrived, answered 200 at once. */
+function bareSend(url: string, a: Arrival): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "POST", agent: bareAgent, headers: { ...a.headers, "content-length": Buffer.byteLength(a.body) } }, (res) => {
+      res.resume();
+      res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
+    });
+    req.on("error", reject);
+    req.end(a.body);
+  });
 }
 
 function quantile(sorted: number[], q: number): number {
@@ -113,6 +171,8 @@ async function main(): Promise<void> {
 
     /** Creates `count` clients at the rate; resolves once every subscription has all events so far. */
     const created: string[] = [];
+    /** How long the last run took to create its events (the API takes one at a time). */
+    let creatingSeconds = 0;
     const run = async (count: number): Promise<number> => {
       const started = Date.now();
       const expected = SUBSCRIPTIONS * (created.length + count);
@@ -124,6 +184,7 @@ async function main(): Promise<void> {
         }
         created.push(String((await api(`/api/v9/workspaces/${workspaceId}/clients`, { name: `client ${created.length}` }, authorization)).id));
       }
+      creatingSeconds = (Date.now() - started) / 1000;
       const timeout = setTimeout(() => phase?.arrived(), 120_000);
       await arrived;
       clearTimeout(timeout);
@@ -132,7 +193,11 @@ async function main(): Promise<void> {
     // The first events pay for connections and compilation; they are checked, not timed.
     await run(WARMUP);
     const measured = new Set<string>();
+    const database = config.mysqlUrl ? pidsNamed("mariadbd", "mysqld") : [];
+    const nats = config.natsUrl ? pidsNamed("nats-server") : [];
+    const cpuBefore = { system: cpuMs(child.pid!), database: cpuOf(database), nats: cpuOf(nats), bench: process.cpuUsage() };
     const started = await run(EVENTS);
+    const cpuAfter = { system: cpuMs(child.pid!), database: cpuOf(database), nats: cpuOf(nats), bench: process.cpuUsage(cpuBefore.bench) };
     for (const id of created.slice(WARMUP)) measured.add(id);
     const expected = SUBSCRIPTIONS * created.length;
     const timed = arrivals.filter((a) => measured.has(a.objectId));
@@ -163,6 +228,38 @@ async function main(): Promise<void> {
     for (const a of timed) firstOfEvent.set(a.objectId, Math.min(firstOfEvent.get(a.objectId) ?? Infinity, a.latencyMs));
     const firstLatencies = [...firstOfEvent.values()].sort((a, b) => a - b);
     const seconds = (finished - started) / 1000;
+    const perDelivery = (before?: number, after?: number) => (before === undefined || after === undefined ? "n/a" : `${((after - before) / deliveredTimed).toFixed(3)} ms`);
+    const benchCpu = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+
+    // The floor: the timed deliveries again, by a bare loop, one at a time per subscription.
+    const bySubscription = new Map<string, Arrival[]>();
+    const sent = new Set<string>();
+    for (const a of timed) {
+      if (sent.has(`${a.subscription} ${a.objectId}`)) continue;
+      sent.add(`${a.subscription} ${a.objectId}`);
+      bySubscription.set(a.path, [...(bySubscription.get(a.path) ?? []), a]);
+    }
+    const urlOf = new Map<string, string>();
+    for (let i = 0; i < SUBSCRIPTIONS; i++) urlOf.set(`/s${i}`, `${receivers.urls[i % RECEIVERS]}/s${i}`);
+    let floorArrived = 0;
+    receivers.onArrival = () => floorArrived++;
+    const floorLatencies: number[] = [];
+    const floorCpu = process.cpuUsage();
+    const floorStarted = performance.now();
+    await Promise.all(
+      [...bySubscription].map(async ([path, list]) => {
+        for (const a of list) {
+          const t0 = performance.now();
+          await bareSend(urlOf.get(path)!, a);
+          floorLatencies.push(performance.now() - t0);
+        }
+      }),
+    );
+    const floorSeconds = (performance.now() - floorStarted) / 1000;
+    const floorBench = benchCpu(process.cpuUsage(floorCpu));
+    floorLatencies.sort((a, b) => a - b);
+    const floorRate = sent.size / floorSeconds;
+    const systemRate = deliveredTimed / seconds;
     const metrics = await fetch(`http://127.0.0.1:${ports.NOTIFIER_PORT}/metrics`).then((r) => r.text());
     const attemptLatency = /^webhook_delivery_latency_seconds_sum(?:\{[^}]*\})? (\S+)$/m.exec(metrics)?.[1];
     const attempts = /^webhook_delivery_latency_seconds_count(?:\{[^}]*\})? (\S+)$/m.exec(metrics)?.[1];
@@ -171,17 +268,21 @@ async function main(): Promise<void> {
         `mode                     ${mode}`,
         `subscriptions x events   ${SUBSCRIPTIONS} x ${EVENTS} = ${SUBSCRIPTIONS * EVENTS} notifications timed, after ${WARMUP} warm-up events (offered ${RATE ? `${RATE * SUBSCRIPTIONS}/s` : "as fast as possible"})`,
         `delivered                ${firsts.size} of ${expected} (lost ${lost}, duplicates ${duplicates})`,
-        `elapsed                  ${seconds.toFixed(2)} s (first timed event created to its last delivery)`,
+        `elapsed                  ${seconds.toFixed(2)} s (first timed event created to its last delivery; the events were created in ${creatingSeconds.toFixed(2)} s)`,
         `deliveries per second    ${Math.round(deliveredTimed / seconds)}`,
         `event -> delivery        p50 ${quantile(latencies, 0.5)} ms, p90 ${quantile(latencies, 0.9)} ms, p99 ${quantile(latencies, 0.99)} ms, max ${latencies[latencies.length - 1]} ms`,
         `first delivery of event  p50 ${quantile(firstLatencies, 0.5)} ms, p99 ${quantile(firstLatencies, 0.99)} ms`,
         `receiver round trip      mean ${attemptLatency && attempts ? ((Number(attemptLatency) * 1000) / Number(attempts)).toFixed(2) : "?"} ms (request to answer, as the notifier measures it)`,
         `order violations         ${violations}`,
+        `CPU per delivery         system process ${perDelivery(cpuBefore.system, cpuAfter.system)} (the notifier, with the API and tracking service making the events), database ${perDelivery(cpuBefore.database, cpuAfter.database)}, NATS ${perDelivery(cpuBefore.nats, cpuAfter.nats)}, this process ${(benchCpu(cpuAfter.bench) / deliveredTimed).toFixed(3)} ms (receivers, client)`,
+        `floor (bare loop)        ${sent.size} POSTs (${floorArrived} arrived) in ${floorSeconds.toFixed(2)} s: ${Math.round(floorRate)} per second, round trip p50 ${quantile(floorLatencies, 0.5).toFixed(1)} ms, p99 ${quantile(floorLatencies, 0.99).toFixed(1)} ms; CPU per delivery ${(floorBench / sent.size).toFixed(3)} ms (loop and receivers, this process)`,
+        `system / floor           ${((systemRate / floorRate) * 100).toFixed(0)}% of the floor's deliveries per second (target >= 50%)`,
       ].join("\n"),
     );
     if (lost > 0 || violations > 0) process.exitCode = 1;
   } finally {
     await stopProcess(child);
+    bareAgent.destroy();
     await receivers?.close();
     await cleanUp(config);
   }

@@ -16,6 +16,8 @@ import {
 import { loadSynthetic } from "../services/hiring/synthetic.js";
 import { IdentityService } from "../gen/accounts/v1/accounts_pb.js";
 import { OrganizationAdminService } from "../gen/accounts/v1/organizations_pb.js";
+import { ImportSchema } from "../gen/tracking/v1/imports_pb.js";
+import { runTrackImport } from "./track-import.js";
 import {
   WebhookAdminService,
   CreateSubscriptionResponseSchema,
@@ -44,6 +46,8 @@ export interface OptionSpec {
   choices?: readonly string[];
   /** A whole number from `min` (to `max`). */
   integer?: { min: number; max?: number };
+  /** A switch that takes no value: given, it reads "true". */
+  flag?: boolean;
 }
 
 type OptionSpecs = Record<string, OptionSpec>;
@@ -61,7 +65,9 @@ export interface Command<O extends OptionSpecs = OptionSpecs> {
   options: O;
   /** The positional argument (always required), as the usage names it. */
   positional?: string;
-  run(args: { options: OptionValues<O>; positional: string }, directory: Directory): Promise<Printable | Record<string, unknown>>;
+  /** The positional may be given several times (`positionals` holds them all). */
+  variadic?: boolean;
+  run(args: { options: OptionValues<O>; positional: string; positionals?: string[] }, directory: Directory): Promise<Printable | Record<string, unknown>>;
 }
 
 /** Declares a command, keeping its option names in the type of what `run` reads. */
@@ -272,6 +278,21 @@ export const COMMANDS: Record<string, Command> = {
     options: {},
     run: async (_args, d) => out(GetMetricsResponseSchema, await d.client("notifier", WebhookAdminService).getMetrics({})),
   }),
+  // Files in parts to the import RPCs, as the workspace's first admin; a progress bar on stderr.
+  "track:import": command({
+    options: {
+      workspace: { value: "<id>", required: true, integer: { min: 1 } },
+      "dry-run": { value: "", flag: true },
+      "time-zone": { value: "<IANA zone of the CSV times>" },
+    },
+    positional: "file",
+    variadic: true,
+    run: async ({ options, positionals }, d) =>
+      out(
+        ImportSchema,
+        await runTrackImport(d, { workspace: options.workspace, dryRun: options["dry-run"] === "true", timeZone: options["time-zone"], files: positionals ?? [] }, { upload: progressBar("bytes uploaded"), entries: progressBar("time entries") }),
+      ),
+  }),
   // No RPC: the embedded default delivers mail into files under DATA_DIR/mail, read here in the same environment.
   "mail:list": command({
     options: { limit: { value: "<n>", default: "10", integer: { min: 1, max: 1000 } } },
@@ -286,8 +307,8 @@ export function usageOf(name: string): string {
   return [
     name,
     ...options.filter(([, o]) => o.required).map(([key, o]) => `--${key} ${o.value}`),
-    ...(c.positional ? [`<${c.positional}>`] : []),
-    ...options.filter(([, o]) => !o.required).map(([key, o]) => `[--${key} ${o.value}]`),
+    ...(c.positional ? [`<${c.positional}>${c.variadic ? "..." : ""}`] : []),
+    ...options.filter(([, o]) => !o.required).map(([key, o]) => (o.flag ? `[--${key}]` : `[--${key} ${o.value}]`)),
   ].join(" ");
 }
 
@@ -313,7 +334,7 @@ function valueProblem(key: string, spec: OptionSpec, value: string): string | un
  * Reads a command's arguments as the command declares them (node:util parseArgs, strict): every
  * usage error of the command line (unknown option, missing value or option, bad value) comes from here.
  */
-export function readArguments(name: string, argv: string[]): { options: Record<string, string | undefined>; positional: string } {
+export function readArguments(name: string, argv: string[]): { options: Record<string, string | undefined>; positional: string; positionals?: string[] } {
   const c = COMMANDS[name];
   const fail = (problem: string): never => {
     throw new UsageError(`${problem}\nusage: npm run -s admin -- ${usageOf(name)}`);
@@ -322,7 +343,7 @@ export function readArguments(name: string, argv: string[]): { options: Record<s
   try {
     parsed = parseArgs({
       args: argv,
-      options: Object.fromEntries(Object.entries(c.options).map(([key, o]) => [key, { type: "string" as const, ...(o.default === undefined ? {} : { default: o.default }) }])),
+      options: Object.fromEntries(Object.entries(c.options).map(([key, o]) => [key, o.flag ? { type: "boolean" as const } : { type: "string" as const, ...(o.default === undefined ? {} : { default: o.default }) }])),
       allowPositionals: c.positional !== undefined,
       strict: true,
     });
@@ -333,7 +354,8 @@ export function readArguments(name: string, argv: string[]): { options: Record<s
   }
   const options: Record<string, string | undefined> = {};
   for (const [key, spec] of Object.entries(c.options)) {
-    const value = parsed.values[key] as string | undefined;
+    const given = parsed.values[key] as string | boolean | undefined;
+    const value = given === true ? "true" : given === false ? undefined : given;
     if (value === undefined) {
       if (spec.required) fail(`--${key} is required`);
       continue;
@@ -345,8 +367,8 @@ export function readArguments(name: string, argv: string[]): { options: Record<s
   }
   const [positional, extra] = parsed.positionals;
   if (c.positional && !positional) fail(`<${c.positional}> is required`);
-  if (extra !== undefined) fail(`Unexpected argument '${extra}'`);
-  return { options, positional: positional ?? "" };
+  if (extra !== undefined && !c.variadic) fail(`Unexpected argument '${extra}'`);
+  return { options, positional: positional ?? "", ...(c.variadic ? { positionals: parsed.positionals } : {}) };
 }
 
 /** `entity/action,entity/action` (an action may hold dots: `candidate/test.finished`); none means every event. */

@@ -16,7 +16,7 @@ import { openApiDocument } from "./openapi.js";
 import { FailureThrottle } from "./throttle.js";
 import { errorReply, familyOfPath, isRetiredHiringVersion, replyForConnectError, type ErrorReply } from "./errors.js";
 import { AuthenticationFailed, Authenticator, SESSION_COOKIE } from "./auth.js";
-import { answerClientError } from "./client-errors.js";
+import { answerClientError, timeoutCheckingMs } from "./client-errors.js";
 import { HttpMetrics } from "../lib/metrics.js";
 import { fastifyPath, UNAVAILABLE, unavailableMessage } from "./unavailable.js";
 import { CROSS_SITE_MESSAGE, isCrossSiteWrite, isJsonContentType, NOT_JSON_MESSAGE, originOf } from "./cross-site.js";
@@ -131,8 +131,9 @@ export async function buildGateway(options: GatewayOptions) {
     bodyLimit: BODY_LIMIT,
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,
-    // Node checks the two timeouts at this interval (30 s by default, which would let a slow client hold on far longer).
-    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: Math.min(1_000, timeouts.headersMs) },
+    // Node looks for requests past the two timeouts only at this interval (30 s by default): a
+    // client is cut at most this long after its time is up (see timeoutCheckingMs).
+    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: timeoutCheckingMs(timeouts) },
     // The client's address (the failure throttle's key) comes from X-Forwarded-For only when the
     // peer is a trusted proxy: a client that can reach the gateway directly cannot choose it.
     trustProxy: options.trustProxy,

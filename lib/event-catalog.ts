@@ -23,6 +23,8 @@ export const EVENT_CATALOG: Readonly<Record<ServiceName, Readonly<Record<string,
     project_user: ["created", "updated", "deleted"],
     project_group: ["created", "deleted"],
     time_entry: ["created", "updated", "deleted"],
+    // One event per finished import (services/tracking/imports/), not one per object it made.
+    import: ["finished"],
   },
   notifier: {},
 };

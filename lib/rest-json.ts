@@ -73,8 +73,6 @@ type Plain = Record<string, unknown>;
 
 /** Writes one value of a field's type (a list's or map's element, or a singular value). */
 type ValueWriter = (value: unknown, format: TimestampFormat) => JsonValue;
-/** Writes one field of a message into the JSON object, or nothing (an unset oneof member). */
-type FieldWriter = (msg: Plain, out: Record<string, JsonValue>, format: TimestampFormat) => void;
 
 function scalarWriter(type: ScalarType): ValueWriter {
   switch (type) {
@@ -138,36 +136,58 @@ function valueWriter(field: DescField): ValueWriter {
   }
 }
 
-function fieldWriter(field: DescField): FieldWriter {
-  const { name, localName } = field;
-  const write = valueWriter(field);
-  if (field.oneof) {
-    // A oneof member is written only when it is the case set: a field the real API omits
-    // when it has no value (legacy aliases, meta fields) is declared in a oneof of its own.
-    const oneof = field.oneof.localName;
-    return (msg, out, format) => {
-      const set = msg[oneof] as { case?: string; value?: unknown } | undefined;
-      if (set?.case === localName && set.value !== undefined) out[name] = write(set.value, format);
-    };
+/** Writes a whole message as its JSON object. */
+type MessageWriter = (msg: Plain, format: TimestampFormat) => Record<string, JsonValue>;
+
+/** A field's value written inline in a generated writer (`v` the expression of the value), or undefined to call its value writer. */
+function inlineValue(field: DescField, v: string): string | undefined {
+  if (field.fieldKind === "enum") return `Number(${v})`;
+  if (field.fieldKind === "message") return field.message.typeName === "google.protobuf.Timestamp" ? `f(${v}, ${JSON.stringify(field.name)})` : undefined;
+  if (field.fieldKind !== "scalar") return undefined;
+  switch (field.scalar) {
+    case ScalarType.STRING:
+      return v;
+    case ScalarType.BOOL:
+      return `Boolean(${v})`;
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT:
+    case ScalarType.BYTES:
+      return undefined;
+    default:
+      return `Number(${v})`;
   }
-  // What an unset field is written as: lists [], maps {}, messages and optional scalars null.
-  const unset: (() => JsonValue) | undefined =
-    field.fieldKind === "list"
-      ? () => []
-      : field.fieldKind === "map"
-        ? () => ({})
-        : field.fieldKind === "message" || field.presence === FeatureSet_FieldPresence.EXPLICIT
-          ? () => null
-          : undefined;
-  return (msg, out, format) => {
-    const value = msg[localName];
-    if (value !== undefined) out[name] = write(value, format);
-    else if (unset) out[name] = unset();
-  };
 }
 
-/** Each message type's field writers, in field order, and each answer field's writer, made at first use. */
-const writers = new WeakMap<DescMessage, FieldWriter[]>();
+/**
+ * A message type's writer, generated once from its descriptor (as fast-json-stringify generates
+ * one from a schema): one statement per field in field order, the common kinds (integers,
+ * strings, booleans, timestamps) written inline, the rest by their value writers. A loop over
+ * one closure per field called a different function at the same place for every field, which V8
+ * inlines none of: a month of time entries (2,742 entries of 25 fields) spent 7 ms of CPU there.
+ *
+ * A oneof member is written only when it is the case set: a field the real API omits when it has
+ * no value (legacy aliases, meta fields) is declared in a oneof of its own. An unset field is
+ * written as the API writes it: lists [], maps {}, messages and optional scalars null.
+ */
+function compileWriter(desc: DescMessage): MessageWriter {
+  const writers: ValueWriter[] = [];
+  const text = JSON.stringify;
+  const statements = desc.fields.map((field) => {
+    const key = text(field.name);
+    const value = (v: string) => inlineValue(field, v) ?? `w[${writers.push(valueWriter(field)) - 1}](${v}, f)`;
+    if (field.oneof) {
+      return `s = m[${text(field.oneof.localName)}]; if (s != null && s.case === ${text(field.localName)} && s.value !== undefined) o[${key}] = ${value("s.value")};`;
+    }
+    const unset =
+      field.fieldKind === "list" ? "[]" : field.fieldKind === "map" ? "{}" : field.fieldKind === "message" || field.presence === FeatureSet_FieldPresence.EXPLICIT ? "null" : undefined;
+    return `v = m[${text(field.localName)}]; if (v !== undefined) o[${key}] = ${value("v")};${unset ? ` else o[${key}] = ${unset};` : ""}`;
+  });
+  const body = `"use strict"; return function write(m, f) { const o = {}; let v, s;\n${statements.join("\n")}\nreturn o; };`;
+  return new Function("w", body)(writers) as MessageWriter;
+}
+
+/** Each message type's writer and each answer field's writer, made at first use. */
+const writers = new WeakMap<DescMessage, MessageWriter>();
 const bodyWriters = new WeakMap<DescField, ValueWriter>();
 
 /** Encodes one field of a message as the REST body (a bare array, object, scalar or null). */
@@ -182,14 +202,12 @@ export function encodeField(field: DescField, value: unknown, format: TimestampF
 }
 
 export function encodeMessage(desc: DescMessage, msg: Plain, format: TimestampFormat): JsonValue {
-  let plan = writers.get(desc);
-  if (!plan) {
-    plan = desc.fields.map(fieldWriter);
-    writers.set(desc, plan);
+  let write = writers.get(desc);
+  if (!write) {
+    write = compileWriter(desc);
+    writers.set(desc, write);
   }
-  const out: Record<string, JsonValue> = {};
-  for (const write of plan) write(msg, out, format);
-  return out;
+  return write(msg, format);
 }
 
 /** A client's value that does not fit the field; the gateway answers 400 with its message. */

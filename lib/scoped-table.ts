@@ -1,4 +1,4 @@
-import { dbDate, type Knex } from "./db.js";
+import { dbDate, selectArrays, type Knex } from "./db.js";
 import { storageId } from "./ids.js";
 
 /** How a column is read back from either engine; `?` allows NULL. */
@@ -22,23 +22,27 @@ export interface ListFilter<Row> {
   contains?: Partial<Record<keyof Row & string, string>>;
 }
 
+/** Reads one stored value of a column kind (NULL as null, whatever the kind). */
+type ColumnReader = (value: unknown) => unknown;
+
+const orNull = (read: (value: unknown) => unknown): ColumnReader => (value) => (value === null || value === undefined ? null : read(value));
+
+/** Each engine returns some kinds its own way: how a value of each kind is read back. */
+const COLUMN_READERS: Record<ColumnKind, ColumnReader> = {
+  id: orNull(Number),
+  integer: orNull(Number),
+  number: orNull(Number),
+  string: orNull(String),
+  boolean: orNull(Boolean),
+  date: orNull((value) => dbDate(value as Date)),
+  json: orNull((value) => (typeof value === "string" ? JSON.parse(value) : value)),
+};
+
+const readerOf = (kind: Column): ColumnReader => COLUMN_READERS[(kind.endsWith("?") ? kind.slice(0, -1) : kind) as ColumnKind];
+
 /** A stored value as a row holds it (each engine returns some kinds its own way). */
 export function readColumn(kind: Column, value: unknown): unknown {
-  if (value === null || value === undefined) return null;
-  switch (kind.replace("?", "") as ColumnKind) {
-    case "id":
-    case "integer":
-    case "number":
-      return Number(value);
-    case "string":
-      return String(value);
-    case "boolean":
-      return Boolean(value);
-    case "date":
-      return dbDate(value as Date);
-    case "json":
-      return typeof value === "string" ? JSON.parse(value) : value;
-  }
+  return readerOf(kind)(value);
 }
 
 /** Escapes LIKE's wildcards so a user's `%` or `_` is a literal. */
@@ -53,7 +57,15 @@ export function likePattern(text: string): string {
  * beyond 2^53) finds nothing, never a neighbouring row. Special queries start from `query()`.
  */
 export class ScopedTable<Row extends { id: number }> {
-  constructor(readonly declaration: TableDeclaration<Row>) {}
+  /** The columns' names and readers, worked out once: lists read thousands of rows. */
+  private readonly names: string[];
+  private readonly readers: ColumnReader[];
+
+  constructor(readonly declaration: TableDeclaration<Row>) {
+    const columns = Object.entries(declaration.columns) as [string, Column][];
+    this.names = columns.map(([name]) => name);
+    this.readers = columns.map(([, kind]) => readerOf(kind));
+  }
 
   get table(): string {
     return this.declaration.table;
@@ -61,9 +73,24 @@ export class ScopedTable<Row extends { id: number }> {
 
   /** A row as stored, typed. */
   read(raw: Record<string, unknown>): Row {
+    const { names, readers } = this;
     const row: Record<string, unknown> = {};
-    for (const [name, kind] of Object.entries(this.declaration.columns) as [string, Column][]) row[name] = readColumn(kind, raw[name]);
+    for (let i = 0; i < names.length; i++) row[names[i]] = readers[i](raw[names[i]]);
     return row as Row;
+  }
+
+  /**
+   * The rows a query of this table selects, every declared column read, as `read` reads them:
+   * for long lists (a month of time entries), read as arrays (see selectArrays).
+   */
+  async readAll(db: Knex, query: Knex.QueryBuilder): Promise<Row[]> {
+    const { names, readers } = this;
+    const values = await selectArrays(db, query.clearSelect().select(names));
+    return values.map((v) => {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < names.length; i++) row[names[i]] = readers[i](v[i]);
+      return row as Row;
+    });
   }
 
   /** The scope's rows, for a special query. */

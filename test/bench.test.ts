@@ -36,6 +36,8 @@ t.test("bench:webhooks runs and loses nothing", async (t) => {
   t.equal(res.code, 0, res.stderr.slice(-2000));
   t.match(res.stdout, /delivered\s+36 of 36 \(lost 0, duplicates \d+\)/, "3 subscriptions x (2 warm-up + 10) events");
   t.match(res.stdout, /order violations\s+0/);
+  t.match(res.stdout, /floor \(bare loop\)\s+30 POSTs \(30 arrived\)/, "the timed deliveries sent again by the bare loop");
+  t.match(res.stdout, /CPU per delivery\s+system process [\d.]+ ms/);
 });
 
 t.test("bench:tracking projects runs and every row answers without errors", async (t) => {
@@ -55,7 +57,7 @@ t.test("bench:tracking time entries runs and every row answers without errors", 
   const res = await run("bench/tracking.ts", { BENCH_ONLY: "time-entries", BENCH_TIME_ENTRIES: "600", BENCH_REQUESTS: "20", BENCH_SECONDS: "5", BENCH_WARMUP_SECONDS: "0.2" });
   t.equal(res.code, 0, res.stderr.slice(-2000));
   const rows = res.stdout.split("\n").filter((l) => /^\| (month|since|current|start-then-stop)/.test(l));
-  t.equal(rows.length, 10, "five queries, gateway and bare server each");
+  t.equal(rows.length, 12, "five queries, gateway and bare server each, and the two months' floors");
   for (const row of rows) {
     const cells = row.split("|").map((c) => c.trim());
     // The bare server is only the yardstick: its writes may meet the system's own on SQLite's one writer.
@@ -63,6 +65,7 @@ t.test("bench:tracking time entries runs and every row answers without errors", 
     t.ok(Number(cells[4]) > 0, `a throughput: ${cells[1]}, ${cells[2]}`);
   }
   t.match(res.stdout, /late month cost \/ early month cost \(gateway\): by throughput [\d.]+/);
+  t.match(res.stdout, /gateway \/ floor, month, late in the history: server CPU per request [\d.]+x/);
 });
 
 t.test("bench:files runs and streams every format both ways", async (t) => {
@@ -88,4 +91,21 @@ t.test("bench:reports runs and every row answers without errors", async (t) => {
   for (const row of exports) t.equal(row.split("|")[4].trim(), "600", `every entry exported: ${row}`);
   t.match(res.stdout, /deep \/ first page cost \(seek\), gateway: by throughput [\d.]+/);
   t.match(res.stdout, /figures compared before measuring: all agree/);
+});
+
+t.test("bench:portability export runs and the ZIP holds every entry", async (t) => {
+  const res = await run("bench/portability.ts", { BENCH_ONLY: "export", BENCH_EXPORT_ENTRIES: "300" });
+  t.equal(res.code, 0, res.stderr.slice(-2000));
+  const row = res.stdout.split("\n").find((l) => /^\| 300 \|/.test(l));
+  t.ok(row, "the export's row");
+  const cells = row!.split("|").map((c) => c.trim());
+  t.same([cells[7], cells[8]], ["300", "300"], "every entry in the JSON files and the CSV");
+});
+
+t.test("bench:portability import runs and imports every entry, then skips them all", async (t) => {
+  const res = await run("bench/portability.ts", { BENCH_ONLY: "import", BENCH_IMPORT_ENTRIES: "300" });
+  t.equal(res.code, 0, res.stderr.slice(-2000));
+  const figures = JSON.parse(res.stdout.slice(res.stdout.indexOf("{")));
+  t.equal(figures.import.created, 300);
+  t.equal(figures.again.skipped, 300);
 });

@@ -2,6 +2,7 @@ import * as http from "node:http";
 import { connectDatabase, isMysql, type Knex } from "../../lib/db.js";
 import { benchAgent, compare, cpuCell, httpGet, ROUNDS, tableLine, type ComparedPath, type Measurement } from "../measure.js";
 import { log, startProcess, stopProcess } from "../support.js";
+import { userEntries } from "../../services/tracking/time-entries/store.js";
 import type { TrackingBench, TrackingSection } from "./section.js";
 
 /**
@@ -11,7 +12,8 @@ import type { TrackingBench, TrackingSection } from "./section.js";
  * (bench/tracking/time-entries-bare.ts: the same table queries, rows written as JSON, no gateway,
  * RPC, authentication or message building), throughput and p50/p99 of: a month by
  * start_date/end_date late in the history and early in it, `since` an hour ago, `current`, and
- * start-then-stop pairs (POST a running entry, PATCH its stop).
+ * start-then-stop pairs (POST a running entry, PATCH its stop). Beside each month, its floor: the
+ * same rows read in this process by the same driver and SQL, written with JSON.stringify.
  *
  * Start-then-stop pairs run one at a time (one user has one timer). Environment: BENCH_TIME_ENTRIES
  * (100000), BENCH_READS (names of rows to run, comma-separated prefixes: `since,current,start`), and the
@@ -101,24 +103,41 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
     // Something runs for `current`: started through the API, as a client would.
     const started = await send(gw, "POST", `/api/v9/workspaces/${ws}/time_entries`, { created_with: "bench", start: new Date(now).toISOString().slice(0, 19) + "Z" });
     if (started.status !== 200) throw new Error(`start: ${started.status} ${started.body}`);
-    const reads: [string, string, string][] = [
-      ["month, late in the history", `/api/v9/me/time_entries?start_date=${lateFrom}&end_date=${lateTo}`, `/range?from=${lateFrom}T00:00:00Z&to=${lateTo}T00:00:00Z`],
-      ["month, early in the history", `/api/v9/me/time_entries?start_date=${earlyFrom}&end_date=${earlyTo}`, `/range?from=${earlyFrom}T00:00:00Z&to=${earlyTo}T00:00:00Z`],
+    /**
+     * The floor of a month: its rows read in this process by the same driver with the SQL the
+     * service runs (the store's userEntries and the handler's filters), written with JSON.stringify
+     * as they come; a turn of the event loop after each, as the reports bench's floor takes.
+     */
+    const monthFloor = (from: string, to: string) => async () => {
+      const rows = await userEntries(db, user.id).whereNull("server_deleted_at").where("start", ">=", new Date(`${from}T00:00:00Z`)).where("start", "<", new Date(`${to}T00:00:00Z`));
+      JSON.stringify(rows);
+      await new Promise((resolve) => setImmediate(resolve));
+      return rows.length;
+    };
+    const reads: [string, string, string, (() => Promise<number>)?][] = [
+      ["month, late in the history", `/api/v9/me/time_entries?start_date=${lateFrom}&end_date=${lateTo}`, `/range?from=${lateFrom}T00:00:00Z&to=${lateTo}T00:00:00Z`, monthFloor(lateFrom, lateTo)],
+      ["month, early in the history", `/api/v9/me/time_entries?start_date=${earlyFrom}&end_date=${earlyTo}`, `/range?from=${earlyFrom}T00:00:00Z&to=${earlyTo}T00:00:00Z`, monthFloor(earlyFrom, earlyTo)],
       ["since an hour ago", `/api/v9/me/time_entries?since=${since}`, `/since?since=${since}`],
       ["current", "/api/v9/me/time_entries/current", "/current"],
     ];
     const only = process.env.BENCH_READS?.split(",");
     const picked = (scenario: string) => !only || only.some((name) => scenario.startsWith(name));
-    for (const [scenario, gwPath, barePath] of reads.filter(([scenario]) => picked(scenario))) {
+    for (const [scenario, gwPath, barePath, floor] of reads.filter(([scenario]) => picked(scenario))) {
       const check = await httpGet(agent, gw, gwPath, auth);
       if (check.status !== 200) throw new Error(`${gwPath}: ${check.status} ${check.body.slice(0, 200)}`);
+      const entries = Array.isArray(JSON.parse(check.body)) ? (JSON.parse(check.body) as unknown[]).length : 1;
       const paths: ComparedPath[] = [
         { path: "gateway (HTTP)", request: () => ok(httpGet(agent, gw, gwPath, auth)), serverPid: system.process.pid },
         { path: "bare server (HTTP)", request: () => ok(httpGet(agent, system.ports.bare, barePath, {})), serverPid: bareProcess.pid },
       ];
+      if (floor) {
+        const floorRows = await floor();
+        if (floorRows !== entries) throw new Error(`${scenario}: the floor reads ${floorRows} rows, the gateway answers ${entries}`);
+        // Its CPU is this process's: the load loop's share is in it too, as small as it gets.
+        paths.push({ path: "floor (knex, JSON.stringify)", request: async () => (await floor(), true), serverPid: process.pid });
+      }
       for (const { path, m } of await compare(paths, REQUESTS, { concurrency: CONCURRENCY, seconds: SECONDS })) rows.push({ scenario, path, m });
-      const entries = Array.isArray(JSON.parse(check.body)) ? (JSON.parse(check.body) as unknown[]).length : 1;
-      log(`  ${scenario} (${entries} entries): ${rows.slice(-2).map((r) => `${r.path} ${r.m.rps.toFixed(0)} req/s`).join(", ")}`);
+      log(`  ${scenario} (${entries} entries): ${rows.slice(-paths.length).map((r) => `${r.path} ${r.m.rps.toFixed(0)} req/s`).join(", ")}`);
     }
     // Pairs: one user's timer, so one pair at a time (a start stops the one that runs).
     const pairs: ComparedPath[] = [
@@ -162,6 +181,10 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
     // On a shared machine throughput follows the neighbours' load; CPU per request does not.
     const byCpu = g.serverCpu && b.serverCpu ? `; by server CPU per request: ${((b.serverCpu / g.serverCpu) * 100).toFixed(0)}%` : "";
     out.push(`gateway / bare server, ${scenario}: by throughput ${((g.rps / b.rps) * 100).toFixed(0)}%${byCpu} (target >= 70% for reads)`);
+  }
+  for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
+    const [g, f] = [find(scenario, "gateway"), find(scenario, "floor")];
+    if (g?.serverCpu && f?.serverCpu) out.push(`gateway / floor, ${scenario}: server CPU per request ${(g.serverCpu / f.serverCpu).toFixed(2)}x (target <= 2x), by throughput ${((g.rps / f.rps) * 100).toFixed(0)}%`);
   }
   const [late, early] = [find("month, late in the history", "gateway"), find("month, early in the history", "gateway")];
   if (late && early) {

@@ -243,15 +243,18 @@ for (const overlay of OVERLAYS) {
       }
     });
 
-    t.test("images (BLOB_DIR) live on one claim that every accounts replica mounts", async (t) => {
+    t.test("images (BLOB_DIR) and exports (EXPORT_DIR) live on one claim that every replica of their service mounts", async (t) => {
       const cm = byKind("ConfigMap").find((m) => m.metadata.name.startsWith("workhub-config"))!;
       const claim = find("PersistentVolumeClaim", "workhub-files");
       if (!t.ok(claim, "the shared files claim")) return;
-      const accounts = find("Deployment", "accounts")!.spec.template.spec;
-      const volume = accounts.volumes.find((v: any) => v.persistentVolumeClaim?.claimName === "workhub-files");
-      const mount = accounts.containers[0].volumeMounts.find((m: any) => m.name === volume?.name);
-      t.ok(mount && cm.data.BLOB_DIR.startsWith(`${mount.mountPath}/`), `BLOB_DIR (${cm.data.BLOB_DIR}) is under the claim's mount`);
-      t.notOk(cm.data.BLOB_DIR.startsWith(`${cm.data.DATA_DIR}/`), "not under DATA_DIR, which is each pod's own");
+      for (const [service, variable] of [["accounts", "BLOB_DIR"], ["tracking", "EXPORT_DIR"]] as const) {
+        const spec = find("Deployment", service)!.spec.template.spec;
+        const volume = spec.volumes.find((v: any) => v.persistentVolumeClaim?.claimName === "workhub-files");
+        const mount = spec.containers[0].volumeMounts.find((m: any) => m.name === volume?.name);
+        const dir: string = cm.data[variable] ?? "";
+        t.ok(mount && dir.startsWith(`${mount.mountPath}/`), `${service}: ${variable} (${dir}) is under the claim's mount`);
+        t.notOk(dir.startsWith(`${cm.data.DATA_DIR}/`), `${variable} is not under DATA_DIR, which is each pod's own`);
+      }
       // Replicas on several nodes can only share a claim that many nodes may write.
       if (overlay === "production") t.same(claim!.spec.accessModes, ["ReadWriteMany"], "production: ReadWriteMany");
     });

@@ -146,20 +146,52 @@ t.test("what Node's parser refuses is answered in the family's format where the 
   const big = await rawRequest(port, `GET /api/v2/openings HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
   t.match(big.raw, /^HTTP\/1\.1 431 /);
   t.same(JSON.parse(bodyOf(big.raw)), { error: { type: "RequestHeaderFieldsTooLargeError" } });
+  // A request line over the limit (a 24 KB URL): its path's prefix tells the family.
+  const longUrl = await rawRequest(port, `GET /api/v2/openings?q=${"a".repeat(24_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+  t.match(longUrl.raw, /^HTTP\/1\.1 431 /);
+  t.same(JSON.parse(bodyOf(longUrl.raw)), { error: { type: "RequestHeaderFieldsTooLargeError" } });
+  const longTracking = await rawRequest(port, `GET /api/v9/me/time_entries?before=${"1".repeat(24_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+  t.match(longTracking.raw, /^HTTP\/1\.1 431 /);
+  t.match(longTracking.raw, /content-type: application\/json/i);
+  t.equal(JSON.parse(bodyOf(longTracking.raw)), "Request Header Fields Too Large");
   const garbage = await rawRequest(port, "HELLO THERE\r\n\r\n");
   t.match(garbage.raw, /^HTTP\/1\.1 400 /);
   t.equal(bodyOf(garbage.raw), "Bad Request", "plain text where no path is known");
 });
 
-t.test("a request whose body never arrives is ended after the request timeout", async (t) => {
+t.test("a request whose body never arrives is ended at the request timeout, in the family's format", async (t) => {
+  const requestMs = 1_000;
   const directory = new Directory(loadConfig(testEnv()));
-  const app = await buildGateway({ directory, log: createLogger("silent"), ready: async () => true, trustProxy: false, timeouts: { requestMs: 600, headersMs: 600 } });
+  const app = await buildGateway({ directory, log: createLogger("silent"), ready: async () => true, trustProxy: false, timeouts: { requestMs, headersMs: requestMs } });
   await app.listen({ port: 0, host: "127.0.0.1" });
   t.teardown(() => app.close());
   const port = (app.server.address() as net.AddressInfo).port;
-  const slow = await rawRequest(port, "POST /api/v9/workspaces/1/clients HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{", { endAfterWrite: false });
-  t.match(slow.raw, /^HTTP\/1\.1 408 /);
-  t.ok(slow.ms < 5_000, `closed after ${slow.ms} ms`);
+  // Headers with a Content-Length and no body: five clients, each starting a fifth of a second
+  // after the one before, so that their timeouts fall at every phase of Node's checking interval.
+  const slow = (path: string, delay: number) =>
+    new Promise((resolve) => setTimeout(resolve, delay)).then(() =>
+      rawRequest(port, `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`, { endAfterWrite: false }),
+    );
+  const answers = await Promise.all([0, 200, 400, 600, 800].map((delay, i) => slow(i % 2 ? "/api/v2/openings" : "/api/v9/workspaces/1/clients", delay)));
+  for (const [i, slow] of answers.entries()) {
+    t.match(slow.raw, /^HTTP\/1\.1 408 /);
+    t.ok(slow.ms >= requestMs - 50, `not before its time: ${slow.ms} ms`);
+    // At most a checking interval (50 ms here) late, with room for a busy machine; 1 s late before.
+    t.ok(slow.ms < requestMs + 400, `closed after ${slow.ms} ms`);
+    t.same(JSON.parse(bodyOf(slow.raw)), i % 2 ? { error: { type: "RequestTimeoutError" } } : "Request Timeout");
+  }
   const noHeaders = await rawRequest(port, "GET /api/v9/me HTTP/1.1\r\nHost: x\r\n", { endAfterWrite: false });
-  t.ok(noHeaders.ms < 5_000, `headers that never end: closed after ${noHeaders.ms} ms`);
+  t.ok(noHeaders.ms < requestMs + 400, `headers that never end: closed after ${noHeaders.ms} ms`);
+});
+
+t.test("the gateway's own timeouts: a body that never arrives is cut at 15 s, as the README says", async (t) => {
+  const directory = new Directory(loadConfig(testEnv()));
+  const app = await buildGateway({ directory, log: createLogger("silent"), ready: async () => true, trustProxy: false });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  t.teardown(() => app.close());
+  const port = (app.server.address() as net.AddressInfo).port;
+  const slow = await rawRequest(port, "POST /api/v9/workspaces/1/clients HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n", { endAfterWrite: false });
+  t.match(slow.raw, /^HTTP\/1\.1 408 /);
+  // Cut at most a checking interval (250 ms) late, with room for a busy machine; up to 1 s late before.
+  t.ok(slow.ms >= 15_000 - 50 && slow.ms < 15_750, `closed after ${slow.ms} ms`);
 });

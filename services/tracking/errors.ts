@@ -285,3 +285,25 @@ export const invitationActionInvalid = () => badRequest("Invalid action: expecte
 export const sharingWorkspaceInvalid = () => badRequest("Invalid workspace");
 /** A body that is no array of {time_entry_id, workspace_id} (the reference is silent). */
 export const sharingBodyInvalid = () => badRequest("Expected an array of {time_entry_id, workspace_id}");
+
+// Exports (exports/): the reference's texts (the 400s of /me/export and /workspaces/{workspace_id}/exports).
+export const exportInProgress = () => badRequest("Cannot start another export until current one is complete");
+export const exportNothingSelected = () => badRequest("You must select at least one object to export");
+export const workspaceExportMissing = () => badRequest("Workspace export data cannot be found or is expired");
+export const userExportMissing = () => badRequest("User export data cannot be found or is expired");
+/** A body that is no JSON array of names (the reference is silent). */
+export const exportObjectsInvalid = () => badRequest("Expected a JSON array of the names of the objects to export");
+/** An object name the workspace ZIP has no file for (the reference is silent). */
+export const exportObjectUnknown = (name: string, known: readonly string[]) => badRequest(`Unknown export object '${name}': expected some of ${known.join(", ")}`);
+
+// Imports (imports/): a file refused names the file, its line or entry, and the reason.
+export const importFileInvalid = (where: string, reason: string) => badRequest(`${where}: ${reason}`);
+export const importNoFiles = () => badRequest("An import needs at least one file");
+export const importNotFound = () => notFound("Import not found");
+export const importNotUploading = () => badRequest("The import's files are complete: start another import to add files");
+export const importTooLarge = (most: number) => badRequest(`The import's files are larger than ${most} bytes together`);
+export const importTimeZoneInvalid = () => badRequest("Invalid time_zone");
+export const importNoAdmin = () => badRequest("The workspace has no active admin to import as");
+/** Why a workspace export failed, in its record's `error_message` (ours: the reference is silent). */
+export const exportRequesterNotAdmin = () => forbidden("The requester is no longer an admin of the workspace");
+export const exportFailed = () => badRequest("The export could not be written");

@@ -10,12 +10,17 @@ import { ReminderScheduler } from "./reminders/scheduler.js";
 import { ScheduledReportScheduler } from "./scheduled-reports/scheduler.js";
 import { RateScheduler } from "./rates/scheduler.js";
 import { SecretBox } from "../../lib/secret-box.js";
+import { ImportWorker } from "./imports/worker.js";
+import { InvitationService } from "../../gen/accounts/v1/invitations_pb.js";
+import { ExportWorker } from "./exports/worker.js";
 
 /** The tracking service as tests see it: its reminder and scheduled report schedulers can be run at once. */
 export interface TrackingService extends ServiceInstance {
   reminders: ReminderScheduler;
   scheduledReports: ScheduledReportScheduler;
   rates: RateScheduler;
+  imports: ImportWorker;
+  exports: ExportWorker;
 }
 
 /** The tracking service: clients, projects, tasks, tags, project users and groups, time entries, alerts, track reminders, saved and scheduled reports. */
@@ -27,10 +32,13 @@ export const createTrackingService = async (deps: ServiceDeps): Promise<Tracking
   const reminders = new ReminderScheduler(storage, identity, deps);
   const rates = new RateScheduler(storage, deps);
   const box = new SecretBox(deps.config.encryptionKey);
+  const imports = new ImportWorker(storage, { identity, invitations: deps.directory.peerClient("accounts", InvitationService), memberScope: access.member }, deps);
   const scheduledReports = new ScheduledReportScheduler(storage, identity, { clock: deps.clock, log: deps.log, box, publicUrl: deps.config.publicUrl, memberScope: access.member });
+  const { exportDir, exportRetentionDays } = deps.config;
+  const exportWorker = new ExportWorker(storage, { clock: deps.clock, log: deps.log, directory: deps.directory, identity, memberScope: access.member, publicUrl: deps.config.publicUrl, dir: exportDir, retentionDays: exportRetentionDays });
   return {
     name: "tracking",
-    routes: trackingRoutes({ storage, clock: deps.clock, identity, box, memberScope: access.member }),
+    routes: trackingRoutes({ storage, clock: deps.clock, identity, box, memberScope: access.member, imports, exports: { dir: exportDir, kick: () => exportWorker.kick() } }),
     access: accessInterceptor(access),
     ready: () => storage.ready(),
     start: async () => {
@@ -39,14 +47,20 @@ export const createTrackingService = async (deps: ServiceDeps): Promise<Tracking
       reminders.start();
       scheduledReports.start();
       rates.start();
+      imports.start();
+      exportWorker.start();
     },
     reminders,
     scheduledReports,
     rates,
+    imports,
+    exports: exportWorker,
     close: async () => {
       await reminders.stop();
       await scheduledReports.stop();
       await rates.stop();
+      await imports.stop();
+      await exportWorker.stop();
       await storage.close();
     },
   };

@@ -1,6 +1,7 @@
 import type { ResourceKit } from "../../lib/resource-kit.js";
 import type { SecretBox } from "../../lib/secret-box.js";
 import type { MemberScope } from "./scope.js";
+import type { ImportWorker } from "./imports/worker.js";
 
 /** What the tracking service's resources are built from: the resource kit, and what seals secrets that must be read back. */
 export interface TrackingKit extends ResourceKit {
@@ -8,4 +9,8 @@ export interface TrackingKit extends ResourceKit {
   box: SecretBox;
   /** A saved report's owner's scope, resolved as the access interceptor resolves a caller's. */
   memberScope: MemberScope;
+  /** Imports (imports/): checks and dry runs at once, and the worker that writes queued jobs. */
+  imports: ImportWorker;
+  /** Data exports (exports/): the directory of their files (EXPORT_DIR), and a nudge for the worker when a job waits. */
+  exports: { dir: string; kick: () => void };
 }

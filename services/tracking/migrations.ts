@@ -17,13 +17,15 @@ import { icalMigrations } from "./ical/migrations.js";
 import { timesheetMigrations } from "./timesheets/migrations.js";
 import { timeEntryInvitationMigrations } from "./time-entry-invitations/migrations.js";
 import { rateMigrations } from "./rates/migrations.js";
+import { exportMigrations } from "./exports/migrations.js";
+import { importMigrations } from "./imports/migrations.js";
 import { mailOutboxMigration } from "../../lib/mailer.js";
 
 /**
  * The tracking service's migrations, each resource's from its own folder, applied in the order
  * of their names (numbers are reserved per resource: clients 00xx, projects 001x, tags and
  * project users 002x, time entries 003x, alerts and reminders 004x, saved and scheduled reports 005x,
- * rates 009x).
+ * rates 009x, imports 011x).
  */
 export const migrations: Migration[] = [
   ...clientMigrations,
@@ -44,6 +46,8 @@ export const migrations: Migration[] = [
   ...timesheetMigrations,
   ...timeEntryInvitationMigrations,
   ...rateMigrations,
+  ...exportMigrations,
+  ...importMigrations,
   // Reminders and scheduled reports send mail (lib/mailer.ts).
   mailOutboxMigration,
 ];

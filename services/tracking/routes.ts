@@ -24,10 +24,12 @@ import { icalHandlers } from "./ical/handlers.js";
 import { timesheetHandlers } from "./timesheets/handlers.js";
 import { myReminderHandlers } from "./my-reminders/handlers.js";
 import { timeEntryInvitationHandlers } from "./time-entry-invitations/handlers.js";
+import { importHandlers } from "./imports/handlers.js";
+import { exportHandlers } from "./exports/handlers.js";
 
 /** Every resource of the tracking service, each from its own folder. */
 export function trackingRoutes(kit: TrackingKit) {
-  const resources = [clientHandlers(kit), projectHandlers(kit), taskHandlers(kit), meHandlers(kit), tagHandlers(kit), projectUserHandlers(kit), projectGroupHandlers(kit), reminderHandlers(kit), alertHandlers(kit), timeEntryHandlers(kit), reportFilterHandlers(kit), reportHandlers(kit), savedReportHandlers(kit), scheduledReportHandlers(kit), insightHandlers(kit), dashboardHandlers(kit), rateHandlers(kit), favoriteHandlers(kit), goalHandlers(kit), timeEntryNoteHandlers(kit), icalHandlers(kit), timesheetHandlers(kit), myReminderHandlers(kit), timeEntryInvitationHandlers(kit)];
+  const resources = [clientHandlers(kit), projectHandlers(kit), taskHandlers(kit), meHandlers(kit), tagHandlers(kit), projectUserHandlers(kit), projectGroupHandlers(kit), reminderHandlers(kit), alertHandlers(kit), timeEntryHandlers(kit), reportFilterHandlers(kit), reportHandlers(kit), savedReportHandlers(kit), scheduledReportHandlers(kit), insightHandlers(kit), dashboardHandlers(kit), rateHandlers(kit), favoriteHandlers(kit), goalHandlers(kit), timeEntryNoteHandlers(kit), icalHandlers(kit), timesheetHandlers(kit), myReminderHandlers(kit), timeEntryInvitationHandlers(kit), importHandlers(kit), exportHandlers(kit)];
   return (router: ConnectRouter) => {
     for (const register of resources) register(router);
   };

@@ -4,6 +4,9 @@ import { MAX_ERROR_LENGTH, notificationRow, type NotificationRow } from "../noti
 import type { Family } from "../subscriptions/store.js";
 import { insertChunks } from "./chunks.js";
 
+/** Opened secrets a replica keeps (one per subscription it delivers). */
+const OPENED_SECRETS = 10_000;
+
 /** The outcome of one delivery attempt of a queued notification, as the dispatcher records it. */
 export interface AttemptResult {
   notification: Pick<NotificationRow, "seq" | "id" | "subscription_id">;
@@ -34,10 +37,27 @@ export interface Deliverable extends NotificationRow {
  * one statement each, and which subscriptions are due depends on who claims them.
  */
 export class DispatchStore {
+  /**
+   * Secrets opened, by their sealed value: a queue is read again after every event that wakes
+   * it, and opening (AES-GCM) each time cost more than the read's share of the query. A secret
+   * that changes is sealed anew, so it is another key here; the oldest go first.
+   */
+  private readonly opened = new Map<string, string>();
+
   constructor(
     private readonly db: Knex,
     private readonly box: SecretBox,
   ) {}
+
+  private open(sealed: string): string {
+    let secret = this.opened.get(sealed);
+    if (secret === undefined) {
+      secret = this.box.open(sealed);
+      if (this.opened.size >= OPENED_SECRETS) this.opened.delete(this.opened.keys().next().value!);
+      this.opened.set(sealed, secret);
+    }
+    return secret;
+  }
 
   // Replicas
 
@@ -121,13 +141,9 @@ export class DispatchStore {
       .whereIn("n.subscription_id", subscriptionIds)
       .select("n.*", "s.family", "s.url", "s.secret_sealed", "s.enabled", this.db.raw("row_number() over (partition by n.subscription_id order by n.seq) as rn"));
     const rows: Record<string, unknown>[] = await this.db.select("*").from(ranked.as("x")).where("rn", "<=", limit).orderBy("seq");
-    // Each subscription's secret is opened once, however many of its notifications come.
-    const secrets = new Map<number, string>();
     for (const r of rows) {
-      const id = Number(r.subscription_id);
-      const secret = secrets.get(id) ?? this.box.open(String(r.secret_sealed));
-      secrets.set(id, secret);
-      out.get(id)!.push({ ...notificationRow(r), family: r.family as Family, url: String(r.url), secret, enabled: Boolean(r.enabled) });
+      const secret = this.open(String(r.secret_sealed));
+      out.get(Number(r.subscription_id))!.push({ ...notificationRow(r), family: r.family as Family, url: String(r.url), secret, enabled: Boolean(r.enabled) });
     }
     return out;
   }

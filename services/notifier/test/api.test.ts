@@ -379,6 +379,8 @@ t.test("event_filters, status and the notifier's metrics", async (t) => {
     project_user: all,
     project_group: ["created", "deleted"],
     time_entry: all,
+    // One event per finished import (services/tracking/imports/).
+    import: ["finished"],
   });
   t.equal((await sys.api("GET", `${API}/event_filters`)).status, 403, "needs credentials");
   const status = await sys.api("GET", `${API}/status`);

@@ -1,7 +1,8 @@
 import type { Knex } from "../../../lib/db.js";
 import { detailedReportColumns, type Cell, type ChartBar, type Column, type ReportTable } from "./formats/index.js";
 import { detailedRows, type DetailedRow } from "./detailed.js";
-import { addDays, dayText, localTimeText, type DisplayMode, type Dimension } from "./rules.js";
+import { addDays, dayText, localTimeText, type DetailedOrder, type DisplayMode, type Dimension, type ReportRange } from "./rules.js";
+import type { ReportContext } from "./context.js";
 import { amountInCents } from "../reporting.js";
 import type { ReportRun } from "./run.js";
 
@@ -35,7 +36,7 @@ function chartOf(run: ReportRun): ChartBar[] | undefined {
 }
 
 /** A detailed row in the real detailed CSV's columns, its times in the report's zone. */
-function detailedCells(run: ReportRun, row: DetailedRow): Cell[] {
+function detailedCells(run: Pick<ReportRun, "ctx">, row: DetailedRow): Cell[] {
   const { zone } = run.ctx;
   const first = row.entries[0];
   const last = row.entries[row.entries.length - 1];
@@ -131,4 +132,21 @@ export function reportTable(db: Knex, run: ReportRun, title: string, mode: Displ
       return { title, subtitle, columns, rows, totals: ctx.amounts ? [...total, money(run, totals.amountInCents)] : total, chart };
     }
   }
+}
+
+/**
+ * The detailed report's every row over several ranges in turn, in date order, under one header:
+ * a workspace export's whole history, a report's longest range at a time (what the real service's
+ * detailed CSV holds, as `reportTable` writes it for one range).
+ */
+export function detailedHistoryTable(db: Knex, ctx: ReportContext, ranges: readonly ReportRange[]): ReportTable {
+  const all = detailedReportColumns(ctx.currency);
+  const order: DetailedOrder = { by: "date", descending: false };
+  async function* rows(): AsyncGenerator<Cell[]> {
+    for (const range of ranges) {
+      const part = { ...ctx, range };
+      for await (const row of detailedRows(db, part, { grouped: false, order })) yield detailedCells({ ctx: part }, row);
+    }
+  }
+  return { title: KIND_TITLE.detailed, subtitle: [], columns: ctx.amounts ? all : all.slice(0, -1), rows: rows() };
 }

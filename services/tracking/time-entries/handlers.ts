@@ -109,7 +109,7 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
         }
         // Sorted here, not in SQL: an ORDER BY start would lead SQLite's planner to walk the
         // (user_id, start) index for a `since` filter instead of using (user_id, at).
-        const rows = (await q).map((raw: Record<string, unknown>) => timeEntries.read(raw)).sort(newestFirst);
+        const rows = (await timeEntries.readAll(db, q)).sort(newestFirst);
         return { timeEntries: await entryMessages(db, rows, view(req.meta, req.includeSharing)) };
       },
 

@@ -56,13 +56,16 @@ async function related(db: Knex, workspace: number, rows: TimeEntryRow[], view: 
 const NONE = { case: undefined } as const;
 
 function entryMessage(row: TimeEntryRow, rel: Related, view: EntryView): TimeEntry {
-  const live = row.tag_ids.filter((id) => rel.tags.has(id));
+  // Most entries have no tags: no lists are filtered or mapped for them.
+  const live = row.tag_ids.length === 0 ? [] : row.tag_ids.filter((id) => rel.tags.has(id));
+  const workspaceId = BigInt(row.workspace_id);
+  const userId = BigInt(row.user_id);
   // A literal of every field (lists of thousands of entries are answered): what create() would make.
   const entry: TimeEntry = {
     $typeName: "tracking.v1.TimeEntry",
     id: BigInt(row.id),
-    workspaceId: BigInt(row.workspace_id),
-    userId: BigInt(row.user_id),
+    workspaceId,
+    userId,
     projectId: row.project_id === null ? undefined : BigInt(row.project_id),
     taskId: row.task_id === null ? undefined : BigInt(row.task_id),
     billable: row.billable,
@@ -70,14 +73,14 @@ function entryMessage(row: TimeEntryRow, rel: Related, view: EntryView): TimeEnt
     stop: row.stop ? timestampOf(row.stop, true) : undefined,
     duration: BigInt(row.duration),
     description: row.description ?? undefined,
-    tags: live.map((id) => rel.tags.get(id)!.name),
-    tagIds: live.map(BigInt),
+    tags: live.length === 0 ? [] : live.map((id) => rel.tags.get(id)!.name),
+    tagIds: live.length === 0 ? [] : live.map(BigInt),
     duronly: true,
     at: timestampOf(row.at),
     serverDeletedAt: row.server_deleted_at ? timestampOf(row.server_deleted_at) : undefined,
     permissions: undefined,
-    wid: BigInt(row.workspace_id),
-    uid: BigInt(row.user_id),
+    wid: workspaceId,
+    uid: userId,
     pidSet: row.project_id === null ? NONE : { case: "pid", value: BigInt(row.project_id) },
     tidSet: row.task_id === null ? NONE : { case: "tid", value: BigInt(row.task_id) },
     sharedWithSet: NONE,
