@@ -4,11 +4,13 @@ import type { IncomingHttpHeaders } from "node:http";
  * What keeps another site from acting with a signed-in person's session cookie. A browser sends
  * the cookie (SameSite=Lax) with a top-level form POST from any site, and with a cross-site
  * `fetch` the page may send a "simple" request (text/plain, form types) without asking first.
- * Two rules close that: every body must be JSON by its declared type (a page on another site
- * cannot send `Content-Type: application/json` without the CORS preflight, which the gateway
- * never grants), and a write authenticated by the cookie must come from a page of this
- * installation as the browser itself says (Sec-Fetch-Site, else Origin). Basic, token and Bearer
- * callers send their credentials themselves, so no other site can act with them.
+ * Two rules close that, for requests the cookie would authenticate: their body must be JSON by
+ * its declared type (a page on another site cannot send `Content-Type: application/json` without
+ * the CORS preflight, which the gateway never grants), and their writes must come from a page of
+ * this installation as the browser itself says (Sec-Fetch-Site, else Origin). Basic, token and
+ * Bearer callers send their credentials themselves, so no other site can act with them, and
+ * their bodies are read as JSON whatever the declared type: client libraries of the real API
+ * send JSON without saying so (toggl-client's reports, a string body with no Content-Type).
  */
 
 /** The answer to a body that is not declared JSON (415, in the family's error format). */
@@ -20,6 +22,11 @@ export const CROSS_SITE_MESSAGE = "Cross-site request refused";
 export function isJsonContentType(header: string | undefined): boolean {
   const type = (header ?? "").split(";", 1)[0].trim().toLowerCase();
   return type === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type);
+}
+
+/** A request the session cookie would authenticate: no Authorization header, the cookie present. */
+export function reliesOnCookie(headers: IncomingHttpHeaders, cookieName: string): boolean {
+  return !headers.authorization && (headers.cookie ?? "").split(";").some((part) => part.trim().startsWith(`${cookieName}=`));
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);

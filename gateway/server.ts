@@ -19,7 +19,7 @@ import { AuthenticationFailed, Authenticator, SESSION_COOKIE } from "./auth.js";
 import { answerClientError, timeoutCheckingMs } from "./client-errors.js";
 import { HttpMetrics } from "../lib/metrics.js";
 import { fastifyPath, UNAVAILABLE, unavailableMessage } from "./unavailable.js";
-import { CROSS_SITE_MESSAGE, isCrossSiteWrite, isJsonContentType, NOT_JSON_MESSAGE, originOf } from "./cross-site.js";
+import { CROSS_SITE_MESSAGE, isCrossSiteWrite, isJsonContentType, NOT_JSON_MESSAGE, originOf, reliesOnCookie } from "./cross-site.js";
 import { registerPages } from "./pages/index.js";
 import { DEFAULT_PORTS } from "../lib/config.js";
 
@@ -164,12 +164,15 @@ export async function buildGateway(options: GatewayOptions) {
     return c;
   };
 
-  // JSON bodies, declared as JSON (see cross-site.ts); an empty body is no body (clients send POSTs without one).
+  // JSON bodies, declared as JSON where the session cookie is the credential (see cross-site.ts); an
+  // empty body is no body (clients send POSTs without one).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser("*", { parseAs: "string" }, (req, text, done) => {
     const s = (text as string).trim();
     if (s === "") return done(null, undefined);
-    if (!isJsonContentType(req.headers["content-type"])) return done(Object.assign(new Error(NOT_JSON_MESSAGE), { statusCode: 415 }), undefined);
+    if (!isJsonContentType(req.headers["content-type"]) && reliesOnCookie(req.headers, SESSION_COOKIE)) {
+      return done(Object.assign(new Error(NOT_JSON_MESSAGE), { statusCode: 415 }), undefined);
+    }
     try {
       done(null, JSON.parse(s));
     } catch {

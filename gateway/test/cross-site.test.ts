@@ -1,13 +1,14 @@
 import t from "tap";
 import { startTestSystem, type TestSystem } from "../../test/support/harness.js";
-import { CROSS_SITE_MESSAGE, isCrossSiteWrite, isJsonContentType, NOT_JSON_MESSAGE } from "../cross-site.js";
+import { CROSS_SITE_MESSAGE, isCrossSiteWrite, isJsonContentType, NOT_JSON_MESSAGE, reliesOnCookie } from "../cross-site.js";
 import { PAGE_CSP } from "../pages/index.js";
 
 /**
- * What keeps other sites from acting with a session cookie: bodies must be declared JSON (415 in
- * the family's format otherwise), cookie-authenticated writes must come from this installation's
- * pages (Sec-Fetch-Site, else Origin); Basic and Bearer callers are not affected. And the pages'
- * own headers: CSP without inline script, no framing, no Referer.
+ * What keeps other sites from acting with a session cookie: where the cookie is the credential,
+ * bodies must be declared JSON (415 in the family's format otherwise) and writes must come from
+ * this installation's pages (Sec-Fetch-Site, else Origin); Basic and Bearer callers are not
+ * affected (their JSON is read whatever its declared type, as real client libraries send it). And
+ * the pages' own headers: CSP without inline script, no framing, no Referer.
  */
 
 t.test("JSON content types", async (t) => {
@@ -17,6 +18,15 @@ t.test("JSON content types", async (t) => {
   for (const type of [undefined, "", "text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonp", "text/json", "application/+json"]) {
     t.notOk(isJsonContentType(type), `refused: ${String(type)}`);
   }
+});
+
+t.test("which requests the session cookie authenticates", async (t) => {
+  const name = "__Secure-accounts-session";
+  t.ok(reliesOnCookie({ cookie: `${name}=abc` }, name), "the cookie alone");
+  t.ok(reliesOnCookie({ cookie: `theme=dark; ${name}=abc` }, name), "among other cookies");
+  t.notOk(reliesOnCookie({ cookie: `${name}=abc`, authorization: "Basic eDp5" }, name), "Authorization wins over the cookie");
+  t.notOk(reliesOnCookie({ cookie: `x${name}=abc` }, name), "another cookie whose name ends the same");
+  t.notOk(reliesOnCookie({}, name), "no credentials at all");
 });
 
 t.test("which writes are cross-site", async (t) => {
@@ -47,18 +57,31 @@ const clients = `/api/v9/workspaces/${user.workspaceId}/clients`;
 let n = 0;
 const client = () => JSON.stringify({ name: `Client ${++n}` });
 
-t.test("a body that is not declared JSON is refused with 415, in the family's format", async (t) => {
+t.test("with the session cookie, a body that is not declared JSON is refused with 415, in the family's format", async (t) => {
   for (const type of ["text/plain", "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"]) {
-    const res = await sys.api("POST", clients, { auth: user.auth, rawBody: client(), headers: { "content-type": type } });
+    const res = await sys.api("POST", clients, { rawBody: client(), headers: { cookie, "content-type": type } });
     t.same([res.status, res.body], [415, NOT_JSON_MESSAGE], type);
   }
-  const untyped = await fetch(`${sys.url}${clients}`, { method: "POST", headers: { authorization: `Basic ${Buffer.from(`${user.apiToken}:api_token`).toString("base64")}` }, body: new Blob([client()]) });
+  const untyped = await fetch(`${sys.url}${clients}`, { method: "POST", headers: { cookie }, body: new Blob([client()]) });
   t.same([untyped.status, await untyped.json()], [415, NOT_JSON_MESSAGE], "no Content-Type at all");
+  const hiring = await sys.api("POST", "/api/v2/openings", { rawBody: "{}", headers: { cookie, "content-type": "text/plain" } });
+  t.same([hiring.status, hiring.body], [415, { error: { type: "UnsupportedMediaTypeError" } }], "hiring's format");
 
-  const json = await sys.api("POST", clients, { auth: user.auth, rawBody: client(), headers: { "content-type": "application/json; charset=utf-8" } });
+  const json = await sys.api("POST", clients, { rawBody: client(), headers: { cookie, "content-type": "application/json; charset=utf-8" } });
   t.equal(json.status, 200, "JSON with a charset is taken");
   const empty = await sys.api("POST", `${clients}/${json.body.id}/archive`, { auth: user.auth, rawBody: "", headers: { "content-type": "text/plain" } });
   t.not(empty.status, 415, "an empty body is no body, whatever its type");
+});
+
+t.test("Basic and token callers' JSON is read whatever its declared type (real client libraries send it so)", async (t) => {
+  for (const type of ["text/plain", "application/x-www-form-urlencoded"]) {
+    const res = await sys.api("POST", clients, { auth: user.auth, rawBody: client(), headers: { "content-type": type } });
+    t.equal(res.status, 200, type);
+  }
+  const untyped = await fetch(`${sys.url}${clients}`, { method: "POST", headers: { authorization: `Basic ${Buffer.from(`${user.apiToken}:api_token`).toString("base64")}` }, body: new Blob([client()]) });
+  t.equal(untyped.status, 200, "no Content-Type at all (toggl-client's reports)");
+  const bad = await sys.api("POST", clients, { auth: user.auth, rawBody: "name=x", headers: { "content-type": "application/x-www-form-urlencoded" } });
+  t.equal(bad.status, 400, "what is no JSON is still refused as such");
 });
 
 t.test("the issue's request: cookie, text/plain, Origin of another site", async (t) => {
