@@ -87,6 +87,34 @@ function offsetAt(ms: number, timeZone: string): number {
   return Math.round((wall - Math.floor(ms / 1000) * 1000) / 1000);
 }
 
+/** Per zone and UTC day (days since 1970-01-01): the offset the whole day has, or null for a day with a change. */
+const dayOffsets = new Map<string, Map<number, number | null>>();
+
+/**
+ * Seconds the zone's wall clock is ahead of UTC at an instant. A report's answer names its
+ * entries' times with their offsets (four per entry), and asking Intl for each was most of a page's
+ * time: the offset is read once per zone and UTC day instead, at the day's start and the next
+ * day's, and where the two agree the whole day has it (no zone changes twice within a day);
+ * only an instant on a day of change is asked of Intl itself.
+ */
+export function offsetSecondsAt(at: Date, timeZone: string): number {
+  const ms = at.getTime();
+  const day = Math.floor(ms / 86_400_000);
+  let days = dayOffsets.get(timeZone);
+  if (!days) {
+    if (dayOffsets.size > 1000) dayOffsets.clear();
+    dayOffsets.set(timeZone, (days = new Map()));
+  }
+  let offset = days.get(day);
+  if (offset === undefined) {
+    const first = offsetAt(day * 86_400_000, timeZone);
+    offset = offsetAt((day + 1) * 86_400_000, timeZone) === first ? first : null;
+    if (days.size > 100_000) days.clear();
+    days.set(day, offset);
+  }
+  return offset ?? offsetAt(ms, timeZone);
+}
+
 /**
  * The zone's offsets from `from` to `to`, split at each change (daylight saving), so that SQL can
  * read the local day of an instant: a change is looked for week by week (no zone changes twice

@@ -11,7 +11,7 @@ import {
   reportRangeTooLong,
   reportValueNotAllowed,
 } from "../errors.js";
-import { dayNumber, FIRST_REPORT_DAY, LAST_REPORT_DAY, nextDay, offsetSpans, type Resolution } from "../reporting.js";
+import { dayNumber, FIRST_REPORT_DAY, LAST_REPORT_DAY, nextDay, offsetSecondsAt, type Resolution } from "../reporting.js";
 import { parseDay, type Day } from "../time-entries/rules.js";
 
 /**
@@ -48,10 +48,8 @@ const dayOf = (n: number): Day => {
 /** The day `n` days after `d`. */
 export const addDays = (d: Day, n: number): Day => dayOf(dayNumber(d) + n);
 
-/** Seconds the zone's wall clock is ahead of UTC at an instant. */
-export function offsetSecondsAt(at: Date, zone: string): number {
-  return offsetSpans(at, new Date(at.getTime() + 1000), zone)[0].offsetSeconds;
-}
+/** Seconds the zone's wall clock is ahead of UTC at an instant (reporting.ts). */
+export { offsetSecondsAt };
 
 /** The instant of a wall-clock time (seconds into `day`) in `zone`; a time a DST change skips moves on by the change. */
 export function instantAt(day: Day, secondsOfDay: number, zone: string): Date {
@@ -60,10 +58,19 @@ export function instantAt(day: Day, secondsOfDay: number, zone: string): Date {
   return new Date(wall - offsetSecondsAt(new Date(guess), zone) * 1000);
 }
 
+/** The zone's wall clock at an instant, whole seconds: `2025-03-15T09:30:00.000Z` read as local. */
+const wallClock = (at: Date, offset: number) => new Date(Math.floor(at.getTime() / 1000) * 1000 + offset * 1000).toISOString();
+
+/** The day (`YYYY-MM-DD`) and time (`HH:MM:SS`) of an instant on the zone's clock: a file's cells. */
+export function localDayAndTime(at: Date, zone: string): [string, string] {
+  const wall = wallClock(at, offsetSecondsAt(at, zone));
+  return [wall.slice(0, 10), wall.slice(11, 19)];
+}
+
 /** RFC 3339 with the offset the zone has at that instant: `2025-03-15T09:30:00+09:00`. */
 export function localTimeText(at: Date, zone: string): string {
   const offset = offsetSecondsAt(at, zone);
-  const local = new Date(Math.floor(at.getTime() / 1000) * 1000 + offset * 1000).toISOString().slice(0, 19);
+  const local = wallClock(at, offset).slice(0, 19);
   const abs = Math.abs(offset);
   const hh = String(Math.floor(abs / 3600)).padStart(2, "0");
   const mm = String(Math.floor((abs % 3600) / 60)).padStart(2, "0");

@@ -7,7 +7,7 @@ import { projects } from "../projects/store.js";
 import { clients } from "../clients/store.js";
 import { amountInCents, centsOf } from "../reporting.js";
 import type { ReportContext } from "./context.js";
-import { selectAs, flag, idsOf, rateSql, reportEntries, secondsSql } from "./filters.js";
+import { selectAs, flag, idsOf, rateSql, reportEntries, summedEntries } from "./filters.js";
 import { byName, lookups, type Lookups } from "./lookups.js";
 import type { Dimension } from "./rules.js";
 
@@ -94,6 +94,9 @@ const KEY: Record<Dimension, string> = {
   time_entries: "COALESCE(te.description, '')",
 };
 
+/** The entry's columns a key reads beyond the user, project and task (summedEntries carries those). */
+const OWN_COLUMNS: Record<Dimension, string[]> = { projects: [], clients: [], users: [], tasks: [], tags: ["te.tag_ids"], time_entries: ["te.description"] };
+
 interface Member {
   id: number | null;
   tagIds?: number[];
@@ -139,8 +142,10 @@ const amountOf = (rates: RateSeconds[]) => amountInCents(rates.map((r) => ({ sec
 export async function summaryGroups(db: Knex, ctx: ReportContext, options: SummaryOptions): Promise<SummaryGroup[]> {
   const { grouping, subGrouping } = options;
   const rate = rateSql(ctx);
-  const sums: Record<string, unknown>[] = await reportEntries(db, ctx)
-    .select(selectAs(db, KEY[grouping], "g_key"), selectAs(db, KEY[subGrouping], "s_key"), selectAs(db, rate, "hourly_rate"), selectAs(db, "te.billable", "is_billable"), selectAs(db, `SUM(${secondsSql(ctx.rounding)})`, "seconds"))
+  // Summed first per user, project, task, billable flag and the entry's own columns the keys read.
+  const own = [...new Set([grouping, subGrouping].flatMap((d) => OWN_COLUMNS[d]))];
+  const sums: Record<string, unknown>[] = await summedEntries(db, ctx, own)
+    .select(selectAs(db, KEY[grouping], "g_key"), selectAs(db, KEY[subGrouping], "s_key"), selectAs(db, rate, "hourly_rate"), selectAs(db, "te.billable", "is_billable"), selectAs(db, "SUM(te.seconds)", "seconds"))
     .groupBy("g_key", "s_key", "hourly_rate", "is_billable");
 
   /** The ids of a dimension the sums name, as group or sub-group: their names sort and name them. */

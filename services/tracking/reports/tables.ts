@@ -1,7 +1,7 @@
 import type { Knex } from "../../../lib/db.js";
 import { detailedReportColumns, type Cell, type ChartBar, type Column, type ReportTable } from "./formats/index.js";
 import { detailedRows, type DetailedRow } from "./detailed.js";
-import { addDays, dayText, localTimeText, type DetailedOrder, type DisplayMode, type Dimension, type ReportRange } from "./rules.js";
+import { addDays, dayText, localDayAndTime, type DetailedOrder, type DisplayMode, type Dimension, type ReportRange } from "./rules.js";
 import type { ReportContext } from "./context.js";
 import { amountInCents } from "../reporting.js";
 import type { ReportRun } from "./run.js";
@@ -31,7 +31,7 @@ function chartOf(run: ReportRun): ChartBar[] | undefined {
   return run.totals.graph.map((point, i) => {
     const day = addDays(run.ctx.range.first, i);
     const weekday = names[new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay()];
-    return { label: `${weekday} ${dayText(day).slice(5)}`, seconds: point.seconds };
+    return { label: `${weekday} ${dayText(day).slice(5)}`, day: dayText(day), seconds: point.seconds };
   });
 }
 
@@ -40,8 +40,8 @@ function detailedCells(run: Pick<ReportRun, "ctx">, row: DetailedRow): Cell[] {
   const { zone } = run.ctx;
   const first = row.entries[0];
   const last = row.entries[row.entries.length - 1];
-  const [startDate, startTime] = localTimeText(first.start, zone).slice(0, 19).split("T");
-  const [endDate, endTime] = localTimeText(last.stop, zone).slice(0, 19).split("T");
+  const [startDate, startTime] = localDayAndTime(first.start, zone);
+  const [endDate, endTime] = localDayAndTime(last.stop, zone);
   const n = row.names;
   const cells: Cell[] = [
     n.username,

@@ -142,6 +142,44 @@ t.test("XLSX: the title and lines, the header row frozen, real cells (dates, tim
   t.equal(sheet.rowCount, 11, "nothing after the totals");
 });
 
+t.test("XLSX: the chart's figures are a second sheet (exceljs writes no charts): a date and a duration per day, and their total", async (t) => {
+  const chart = [
+    { label: "Mon 05-13", day: "2024-05-13", seconds: 5400 },
+    { label: "Tue 05-14", day: "2024-05-14", seconds: 0 },
+    { label: "Wed 05-15", day: "2024-05-15", seconds: 90061 },
+  ];
+  const read = async (table: ReportTable) => {
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load((await bytesOf(xlsxFile(table))) as never);
+    return workbook;
+  };
+  const workbook = await read(detailed(3, { chart }).table);
+  t.same(
+    workbook.worksheets.map((s) => s.name),
+    ["Detailed report", "Time per day"],
+  );
+  const sheet = workbook.getWorksheet("Time per day")!;
+  t.same((sheet.getRow(1).values as unknown[]).slice(1), ["Day", "Duration"]);
+  t.ok(sheet.getRow(1).getCell(1).font?.bold, "a bold header");
+  const seconds = (value: unknown) => Math.round(value instanceof Date ? (value.getTime() - Date.UTC(1899, 11, 30)) / 1000 : Number(value) * 86_400);
+  for (const [i, bar] of chart.entries()) {
+    const row = sheet.getRow(i + 2);
+    t.same(row.getCell(1).value, new Date(`${bar.day}T00:00:00Z`), `${bar.day} is a date`);
+    t.equal(row.getCell(1).numFmt, "yyyy-mm-dd");
+    t.equal(seconds(row.getCell(2).value), bar.seconds);
+    t.equal(row.getCell(2).numFmt, "[h]:mm:ss");
+  }
+  const total = sheet.getRow(5);
+  t.same([total.getCell(1).value, seconds(total.getCell(2).value)], ["Total", 95461]);
+  t.ok(total.getCell(1).font?.bold, "a bold totals row");
+  t.equal(sheet.rowCount, 5);
+
+  // Bars that name no day keep their labels, as text; a table without a chart has one sheet.
+  const labelled = (await read(detailed(1, { chart: chart.map(({ label, seconds }) => ({ label, seconds })) }).table)).getWorksheet("Time per day")!;
+  t.same([labelled.getCell("A2").value, labelled.getCell("A4").value], ["Mon 05-13", "Wed 05-15"]);
+  t.same((await read(detailed(1).table)).worksheets.length, 1);
+});
+
 t.test("PDF: title, range, filters, totals and chart on the first page; the header on every page; no row split by a page break", async (t) => {
   const count = 120;
   const chart = Array.from({ length: 31 }, (_, d) => ({ label: `05-${String(d + 1).padStart(2, "0")}`, seconds: d === 4 ? 27 * 3600 + 1800 : d % 7 < 5 ? 8 * 3600 : 0 }));

@@ -3,7 +3,9 @@ import knexFactory from "knex";
 import {
   idChoice,
   instantAt,
+  localDayAndTime,
   localTimeText,
+  offsetSecondsAt,
   pageStart,
   reportDays,
   reportRange,
@@ -58,6 +60,34 @@ t.test("instants and local times of a zone", async (t) => {
   t.equal(localTimeText(new Date("2025-03-10T09:00:00Z"), "Asia/Kolkata"), "2025-03-10T14:30:00+05:30");
   t.equal(localTimeText(new Date("2025-03-10T09:00:00.900Z"), "America/New_York"), "2025-03-10T05:00:00-04:00");
   t.equal(localTimeText(new Date("2025-03-10T09:00:00Z"), "UTC"), "2025-03-10T09:00:00+00:00");
+  t.same(localDayAndTime(new Date("2025-03-10T20:00:00.900Z"), "Asia/Kolkata"), ["2025-03-11", "01:30:00"]);
+});
+
+t.test("offsets read once per zone and day are Intl's own, on the days of a change too", async (t) => {
+  /** The offset as Intl tells it for the instant itself (what every answer used to ask). */
+  const intlOffset = (ms: number, timeZone: string) => {
+    const parts = new Intl.DateTimeFormat("en-US", { timeZone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric" }).formatToParts(new Date(ms));
+    const p = Object.fromEntries(parts.map((x) => [x.type, Number(x.value)]));
+    return (Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(ms / 1000) * 1000) / 1000;
+  };
+  // New York and Tallinn change by an hour, Lord Howe by half an hour, Kolkata never.
+  const cases = [
+    ["America/New_York", "2025-03-09T07:00:00Z"],
+    ["America/New_York", "2025-11-02T06:00:00Z"],
+    ["Europe/Tallinn", "2025-10-26T01:00:00Z"],
+    ["Australia/Lord_Howe", "2025-04-05T15:00:00Z"],
+    ["Asia/Kolkata", "2025-03-10T00:00:00Z"],
+  ] as const;
+  for (const [zone, change] of cases) {
+    const at = Date.parse(change);
+    let wrong = 0;
+    // Every 7.5 minutes over the two days around the change, and each side of its second.
+    const instants = [at - 1000, at - 1, at, at + 999, ...Array.from({ length: 385 }, (_, i) => at - 86_400_000 + i * 450_000 + 17)];
+    for (const ms of instants) if (offsetSecondsAt(new Date(ms), zone) !== intlOffset(ms, zone)) wrong++;
+    t.equal(wrong, 0, `${zone} around ${change}`);
+  }
+  t.equal(offsetSecondsAt(new Date("2025-03-09T06:59:59Z"), "America/New_York"), -5 * 3600, "the last second before the change");
+  t.equal(offsetSecondsAt(new Date("2025-03-09T07:00:00Z"), "America/New_York"), -4 * 3600, "the first second after it");
 });
 
 t.test("id lists that may hold null", async (t) => {

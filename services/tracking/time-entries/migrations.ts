@@ -43,4 +43,18 @@ export const timeEntryMigrations: Migration[] = [
       await knex.schema.alterTable("time_entries", (t) => t.dropIndex(["workspace_id", "start"]));
     },
   },
+  {
+    // The reports' sums (summary, totals, weekly) read every column they group and sum by from
+    // this index alone: a year of a workspace's entries is read in index order, with no lookup
+    // of each entry's row (on MariaDB that lookup was most of a year's summary).
+    name: "0032_time_entries_report_sums",
+    async up(knex) {
+      await knex.schema.alterTable("time_entries", (t) =>
+        t.index(["workspace_id", "start", "server_deleted_at", "stop", "user_id", "project_id", "task_id", "billable", "duration"], "time_entries_report_sums"),
+      );
+    },
+    async down(knex) {
+      await knex.schema.alterTable("time_entries", (t) => t.dropIndex([], "time_entries_report_sums"));
+    },
+  },
 ];

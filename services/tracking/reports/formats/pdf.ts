@@ -36,21 +36,22 @@ const CHART_HEIGHT = 150;
 
 type Doc = PDFKit.PDFDocument;
 
-/** Words whose layout pdfkit may remember per font (see forgetLayouts). */
-const LAYOUTS_KEPT = 2_000;
-
 /**
  * pdfkit remembers the layout of every word it writes with an embedded font, for the whole
  * document: for a report of many rows (ids, times, amounts: words seldom seen twice) that grew
  * by some 2 KiB a row. Without the cache (`fontLayoutCache: false`) a report takes ten times as
- * long, so it is emptied at a page break once it holds LAYOUTS_KEPT words. The cache is pdfkit's
+ * long, so it is kept for one page: emptied at each page break, it still lays out once a page the
+ * words a page repeats (names, projects, "Yes"). Kept longer (up to 2,000 words across pages),
+ * what it held lived long enough to reach V8's old generation, where it stayed as garbage until a
+ * full collection: a year's PDF (100,000 rows) grew the process by 140-190 MiB, over the exports'
+ * 100 MiB bound (bench/report-files.ts, docs/reports.md "Speed"). The cache is pdfkit's
  * own field (`EmbeddedFont.layoutCache`); were it renamed, this would do nothing and
  * bench/report-files.ts would show the PDF's memory grow again.
  */
 function forgetLayouts(doc: Doc): void {
   const families = (doc as unknown as { _fontFamilies?: Record<string, { layoutCache?: object }> })._fontFamilies ?? {};
   for (const font of Object.values(families)) {
-    if (font.layoutCache && Object.keys(font.layoutCache).length > LAYOUTS_KEPT) font.layoutCache = Object.create(null);
+    if (font.layoutCache) font.layoutCache = Object.create(null);
   }
 }
 

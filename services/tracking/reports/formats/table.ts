@@ -26,6 +26,8 @@ export type Cell = string | number | null;
 /** One bar of the chart: a day (its label as shown, e.g. `Mon 05-13`) and the time in it. */
 export interface ChartBar {
   label: string;
+  /** The day itself, `YYYY-MM-DD` (the XLSX writes it as a date). */
+  day?: string;
   seconds: number;
 }
 
@@ -38,7 +40,7 @@ export interface ReportTable {
   rows: AsyncIterable<Cell[]> | Iterable<Cell[]>;
   /** Aligned with the columns: a label in a text column ("Total"), sums where they mean something, `null` elsewhere. */
   totals?: Cell[];
-  /** Time per day, drawn as a bar chart above the PDF's table. */
+  /** Time per day: a bar chart above the PDF's table; a sheet of its figures in the XLSX (exceljs writes no charts). */
   chart?: ChartBar[];
 }
 

@@ -1,14 +1,17 @@
 import { PassThrough } from "node:stream";
 import ExcelJS from "exceljs";
 import { bytesOf, PACE_LIMIT_BYTES } from "./bytes.js";
-import { checkColumns, checkRow, KIND_WIDTHS, moneyFormat, type Cell, type Column, type ReportTable } from "./table.js";
+import { checkColumns, checkRow, KIND_WIDTHS, moneyFormat, type Cell, type ChartBar, type Column, type ReportTable } from "./table.js";
 
 /**
  * The table as an XLSX workbook of one sheet, written with exceljs's streaming writer (each row
  * goes out when committed): the title and the lines under it, the header row (frozen, so it stays
  * in view), the rows, the totals row. Cells are real values: dates are dates, times and
  * durations fractions of a day (durations formatted `[h]:mm:ss`, so that hours go past 24 and
- * sums stay right), amounts numbers in their currency's format.
+ * sums stay right), amounts numbers in their currency's format. The PDF's chart of time per day
+ * becomes a second sheet of its figures (day, duration, a total): exceljs writes no charts, and a
+ * chart part written by hand (DrawingML) is more than the figures are worth; a spreadsheet
+ * program charts the two columns in two clicks.
  */
 
 const SECONDS_PER_DAY = 86_400;
@@ -67,6 +70,38 @@ function sheetName(title: string): string {
 const BOLD = { bold: true };
 const HEADER_FILL: ExcelJS.Fill = { type: "pattern", pattern: "solid", fgColor: { argb: "FFEEEEEE" } };
 
+/** The chart's figures as a sheet: a row per day (its date, or its label without one), its duration, and their total. */
+function addChartSheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, bars: ChartBar[]): void {
+  const columns: Column[] = [
+    { header: "Day", kind: bars.every((b) => b.day) ? "date" : "text" },
+    { header: "Duration", kind: "duration" },
+  ];
+  const sheet = workbook.addWorksheet(CHART_SHEET, { views: [{ state: "frozen", ySplit: 1 }] });
+  sheet.columns = columns.map((c) => ({ key: c.header, width: 14 }));
+  const header = sheet.addRow(columns.map((c) => c.header));
+  header.font = BOLD;
+  header.commit();
+  const [day, duration] = columns;
+  const add = (label: ExcelJS.CellValue, seconds: number) => {
+    const row = sheet.addRow([label, xlsxValue(duration, seconds)]);
+    row.getCell(2).numFmt = numberFormat(duration)!;
+    return row;
+  };
+  for (const bar of bars) {
+    const row = add(xlsxValue(day, bar.day ?? bar.label), bar.seconds);
+    if (day.kind === "date") row.getCell(1).numFmt = numberFormat(day)!;
+    row.commit();
+  }
+  const total = add("Total", bars.reduce((sum, b) => sum + b.seconds, 0));
+  total.font = BOLD;
+  total.getCell(1).border = total.getCell(2).border = { top: { style: "thin" } };
+  total.commit();
+  sheet.commit();
+}
+
+/** The name of the sheet of the chart's figures. */
+export const CHART_SHEET = "Time per day";
+
 export function xlsxFile(table: ReportTable): AsyncIterable<Uint8Array> {
   const { columns } = table;
   const out = new PassThrough();
@@ -113,6 +148,7 @@ export function xlsxFile(table: ReportTable): AsyncIterable<Uint8Array> {
       totals.commit();
     }
     sheet.commit();
+    if (table.chart?.length) addChartSheet(workbook, table.chart);
     await workbook.commit();
   },
   // The zip stream writes into `out` as it compresses; a full `out` asks it for a drain.
