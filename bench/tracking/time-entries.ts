@@ -184,7 +184,10 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
   }
   for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
     const [g, f] = [find(scenario, "gateway"), find(scenario, "floor")];
-    if (g?.serverCpu && f?.serverCpu) out.push(`gateway / floor, ${scenario}: server CPU per request ${(g.serverCpu / f.serverCpu).toFixed(2)}x (target <= 2x), by throughput ${((g.rps / f.rps) * 100).toFixed(0)}%`);
+    if (!g || !f) continue;
+    // CPU is read off /proc in clock ticks: a short run (the suite's) may read none for one side.
+    const byCpu = g.serverCpu && f.serverCpu ? `${(g.serverCpu / f.serverCpu).toFixed(2)}x` : "n/a (too short to read)";
+    out.push(`gateway / floor, ${scenario}: server CPU per request ${byCpu} (target <= 2x), by throughput ${((g.rps / f.rps) * 100).toFixed(0)}%`);
   }
   const [late, early] = [find("month, late in the history", "gateway"), find("month, early in the history", "gateway")];
   if (late && early) {
