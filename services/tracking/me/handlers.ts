@@ -76,10 +76,11 @@ export function meHandlers({ storage, clock }: ResourceKit) {
           .map((raw: Record<string, unknown>) => timeEntries.read(raw))
           .sort(newestFirst);
         const projectRows = [];
-        for (const { q } of await visibleProjects(ctx)) {
+        const visible = await visibleProjects(ctx);
+        for (const { q } of visible) {
           projectRows.push(...(await q.whereNull("server_deleted_at").where("active", true).orderBy("sort_name").orderBy("id")).map((raw: Record<string, unknown>) => projects.read(raw)));
         }
-        const workspaces = await user.memberships();
+        const workspaces = visible.map((v) => v.workspace);
         const clientRows = workspaces.length ? await db(clients.table).whereIn("workspace_id", workspaces).orderByRaw("LOWER(name)").orderBy("id") : [];
         const tagRows = workspaces.length ? await db(tags.table).whereIn("workspace_id", workspaces).whereNull("deleted_at").orderByRaw("LOWER(name)").orderBy("id") : [];
         return {

@@ -11,24 +11,10 @@ import type { TimeEntry } from "../../../gen/tracking/v1/time_entries_pb.js";
 export function webTimerEntry(entry: TimeEntry, now: Date): WebTimerTimeEntry {
   const start = entry.start ? timestampDate(entry.start) : now;
   const running = entry.stop === undefined;
+  // The v9 entry's fields by name (its meta fields, which the web timer has not, are left out by create).
+  const { $typeName: _, ...fields } = entry;
   return create(WebTimerTimeEntrySchema, {
-    id: entry.id,
-    workspaceId: entry.workspaceId,
-    userId: entry.userId,
-    projectId: entry.projectId,
-    taskId: entry.taskId,
-    billable: entry.billable,
-    start: entry.start,
-    stop: entry.stop,
-    duration: entry.duration,
-    description: entry.description,
-    tags: entry.tags,
-    tagIds: entry.tagIds,
-    duronly: entry.duronly,
-    at: entry.at,
-    serverDeletedAt: entry.serverDeletedAt,
-    wid: entry.wid,
-    uid: entry.uid,
+    ...fields,
     durationInSeconds: running ? BigInt(Math.max(0, Math.floor((now.getTime() - start.getTime()) / 1000))) : entry.duration,
     utcStart: entry.start,
     utcStop: entry.stop,
