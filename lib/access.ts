@@ -1,6 +1,6 @@
 import { getOption, hasOption, type DescMethod } from "@bufbuild/protobuf";
 import { Code, ConnectError, createContextKey, type ContextValues, type HandlerContext, type Interceptor, type StreamRequest, type UnaryRequest, type UnaryResponse, type StreamResponse } from "@connectrpc/connect";
-import { access as accessOption, Scope, type Access, type Refusal } from "../gen/gateway/v1/annotations_pb.js";
+import { access as accessOption, default_access as defaultAccessOption, Scope, type Access, type Refusal } from "../gen/gateway/v1/annotations_pb.js";
 import { badRequest, forbidden, hiringError, notFound, paymentRequired } from "./errors.js";
 import { callerKey } from "./identity.js";
 import { firstRequest } from "./interceptors.js";
@@ -14,15 +14,24 @@ import { firstRequest } from "./interceptors.js";
 
 const declarations = new WeakMap<DescMethod, Access>();
 
-/** The access an RPC declares; an RPC without a declaration is a contract error (the contract tests find it first). */
+/**
+ * The access an RPC declares, else its service's `default_access`; an RPC with neither is a
+ * contract error (the contract tests find it first).
+ */
 export function accessOf(method: DescMethod): Access {
   let declared = declarations.get(method);
   if (!declared) {
-    if (!hasOption(method, accessOption)) throw new Error(`${method.parent.typeName}.${method.name} declares no (gateway.v1.access)`);
-    declared = getOption(method, accessOption);
+    if (hasOption(method, accessOption)) declared = getOption(method, accessOption);
+    else if (hasOption(method.parent, defaultAccessOption)) declared = getOption(method.parent, defaultAccessOption);
+    else throw new Error(`${method.parent.typeName}.${method.name} declares no (gateway.v1.access) and its service no (gateway.v1.default_access)`);
     declarations.set(method, declared);
   }
   return declared;
+}
+
+/** Whether an RPC's access is declared (by itself or its service's default). */
+export function declaresAccess(method: DescMethod): boolean {
+  return hasOption(method, accessOption) || hasOption(method.parent, defaultAccessOption);
 }
 
 /** The request field that names the workspace or organization of a scope. */

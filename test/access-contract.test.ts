@@ -1,11 +1,12 @@
 import t from "tap";
-import { getOption, hasOption, ScalarType } from "@bufbuild/protobuf";
-import { access as accessOption, route as routeOption, Scope } from "../gen/gateway/v1/annotations_pb.js";
+import { getOption, ScalarType } from "@bufbuild/protobuf";
+import { route as routeOption, Scope } from "../gen/gateway/v1/annotations_pb.js";
 import { PROTO_FILES } from "../lib/contracts.js";
-import { SCOPE_FIELD } from "../lib/access.js";
+import { accessOf, declaresAccess, SCOPE_FIELD } from "../lib/access.js";
 
 /**
- * Every RPC declares its access in the contract, and the declaration is one the services can
+ * Every RPC declares its access in the contract (itself or through its service's default), and
+ * the declaration is one the services can
  * resolve: a scope, the request field that names the scope's workspace or organization, and only
  * the requirements and refusals that scope has.
  */
@@ -13,28 +14,28 @@ import { SCOPE_FIELD } from "../lib/access.js";
 const methods = PROTO_FILES.flatMap((f) => f.services).flatMap((s) => s.methods.map((m) => ({ name: `${s.typeName}.${m.name}`, method: m })));
 const REFUSAL_STATUSES = [0, 400, 402, 403, 404];
 
-t.test("every RPC declares (gateway.v1.access) with a scope", async (t) => {
+t.test("every RPC declares (gateway.v1.access), or its service (gateway.v1.default_access), with a scope", async (t) => {
   t.ok(methods.length > 100, "the contracts' RPCs");
   for (const { name, method } of methods) {
-    if (!hasOption(method, accessOption)) {
+    if (!declaresAccess(method)) {
       t.fail(`${name} declares no access`);
       continue;
     }
-    t.not(getOption(method, accessOption).scope, Scope.UNSPECIFIED, `${name}: a scope`);
+    t.not(accessOf(method).scope, Scope.UNSPECIFIED, `${name}: a scope`);
   }
 });
 
 t.test("internal RPCs have no route, and every routed RPC acts for a caller of the REST API", async (t) => {
   for (const { name, method } of methods) {
     const routed = Boolean(getOption(method, routeOption).path);
-    const internal = getOption(method, accessOption).scope === Scope.INTERNAL;
+    const internal = accessOf(method).scope === Scope.INTERNAL;
     t.equal(routed, !internal, `${name}: ${routed ? "routed" : "not routed"}, ${internal ? "internal" : "not internal"}`);
   }
 });
 
 t.test("a workspace or organization scope names an int64 request field that holds its id", async (t) => {
   for (const { name, method } of methods) {
-    const { scope } = getOption(method, accessOption);
+    const { scope } = accessOf(method);
     const field = SCOPE_FIELD[scope];
     if (!field) continue;
     const f = method.input.fields.find((x) => x.name === field);
@@ -44,7 +45,7 @@ t.test("a workspace or organization scope names an int64 request field that hold
 
 t.test("requirements and refusals are those the scope has", async (t) => {
   for (const { name, method } of methods) {
-    const a = getOption(method, accessOption);
+    const a = accessOf(method);
     const scoped = a.scope === Scope.WORKSPACE || a.scope === Scope.ORGANIZATION;
     if (a.admin || a.notAdmin) t.ok(scoped, `${name}: admin requirements only in a workspace or organization`);
     if (a.notAdmin) t.ok(a.admin, `${name}: an admin refusal only with the admin requirement`);

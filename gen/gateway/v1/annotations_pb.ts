@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file gateway/v1/annotations.proto.
  */
 export const file_gateway_v1_annotations: GenFile = /*@__PURE__*/
-  fileDesc("ChxnYXRld2F5L3YxL2Fubm90YXRpb25zLnByb3RvEgpnYXRld2F5LnYxIpsDCgVSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIYChBhZGRpdGlvbmFsX3BhdGhzGAMgAygJEgwKBGJvZHkYBCABKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIOCgZzdGF0dXMYBiABKA0SFgoOc2Vzc2lvbl9jb29raWUYCCABKAkSHAoUY2xlYXJfc2Vzc2lvbl9jb29raWUYCSABKAgSEgoKZW1wdHlfYm9keRgKIAEoCBIQCghub19zdG9yZRgLIAEoCBIbChNyZXZva2VzX2NyZWRlbnRpYWxzGAwgASgIEkAKEHJlc3BvbnNlX2hlYWRlcnMYDSADKAsyJi5nYXRld2F5LnYxLlJvdXRlLlJlc3BvbnNlSGVhZGVyc0VudHJ5EiQKBGZpbGUYDiABKAsyFi5nYXRld2F5LnYxLkZpbGVBbnN3ZXIaNgoUUmVzcG9uc2VIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUoECAcQCFIGcHVibGljIjUKCkZpbGVBbnN3ZXISFAoMY29udGVudF90eXBlGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCSJ6CgtGaWVsZExpbWl0cxISCgptYXhfbGVuZ3RoGAEgASgNEhAKA21pbhgCIAEoA0gAiAEBEhAKA21heBgDIAEoA0gBiAEBEhEKCW1heF9pdGVtcxgEIAEoDRIQCgh0b29fbG9uZxgFIAEoCUIGCgRfbWluQgYKBF9tYXgiKgoHUmVmdXNhbBIOCgZzdGF0dXMYASABKA0SDwoHbWVzc2FnZRgCIAEoCSLvAQoGQWNjZXNzEiAKBXNjb3BlGAEgASgOMhEuZ2F0ZXdheS52MS5TY29wZRINCgVhZG1pbhgCIAEoCBIPCgdwcmVtaXVtGAMgASgIEiMKBmRlbmllZBgEIAEoCzITLmdhdGV3YXkudjEuUmVmdXNhbBImCglub3RfYWRtaW4YBSABKAsyEy5nYXRld2F5LnYxLlJlZnVzYWwSEwoLbm90X3ByZW1pdW0YBiABKAkSJAoHbWlzc2luZxgHIAEoCzITLmdhdGV3YXkudjEuUmVmdXNhbBIbChNjYWxsZXJfaWZfc2lnbmVkX2luGAggASgIKkgKBkZhbWlseRIWChJGQU1JTFlfVU5TUEVDSUZJRUQQABIRCg1GQU1JTFlfSElSSU5HEAESEwoPRkFNSUxZX1RSQUNLSU5HEAIqlwEKBVNjb3BlEhUKEVNDT1BFX1VOU1BFQ0lGSUVEEAASEAoMU0NPUEVfUFVCTElDEAESDgoKU0NPUEVfVVNFUhACEhMKD1NDT1BFX1dPUktTUEFDRRADEhYKElNDT1BFX09SR0FOSVpBVElPThAEEhQKEFNDT1BFX0hJUklOR19LRVkQBRISCg5TQ09QRV9JTlRFUk5BTBAGOkkKBXJvdXRlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYtIcDIAEoCzIRLmdhdGV3YXkudjEuUm91dGVSBXJvdXRlOk0KBmZhbWlseRIfLmdvb2dsZS5wcm90b2J1Zi5TZXJ2aWNlT3B0aW9ucxi1hwMgASgOMhIuZ2F0ZXdheS52MS5GYW1pbHlSBmZhbWlseTpQCgZsaW1pdHMSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGLaHAyABKAsyFy5nYXRld2F5LnYxLkZpZWxkTGltaXRzUgZsaW1pdHM6TAoGYWNjZXNzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYt4cDIAEoCzISLmdhdGV3YXkudjEuQWNjZXNzUgZhY2Nlc3NiBnByb3RvMw", [file_google_protobuf_descriptor]);
+  fileDesc("ChxnYXRld2F5L3YxL2Fubm90YXRpb25zLnByb3RvEgpnYXRld2F5LnYxIrMDCgVSb3V0ZRIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCRIYChBhZGRpdGlvbmFsX3BhdGhzGAMgAygJEgwKBGJvZHkYBCABKAkSFQoNcmVzcG9uc2VfYm9keRgFIAEoCRIOCgZzdGF0dXMYBiABKA0SFgoOc2Vzc2lvbl9jb29raWUYCCABKAkSHAoUY2xlYXJfc2Vzc2lvbl9jb29raWUYCSABKAgSEgoKZW1wdHlfYm9keRgKIAEoCBIQCghub19zdG9yZRgLIAEoCBIbChNyZXZva2VzX2NyZWRlbnRpYWxzGAwgASgIEkAKEHJlc3BvbnNlX2hlYWRlcnMYDSADKAsyJi5nYXRld2F5LnYxLlJvdXRlLlJlc3BvbnNlSGVhZGVyc0VudHJ5EiQKBGZpbGUYDiABKAsyFi5nYXRld2F5LnYxLkZpbGVBbnN3ZXISFgoObXVsdGlwYXJ0X2ZpbGUYDyABKAkaNgoUUmVzcG9uc2VIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUoECAcQCFIGcHVibGljIjUKCkZpbGVBbnN3ZXISFAoMY29udGVudF90eXBlGAEgASgJEhEKCWZpbGVfbmFtZRgCIAEoCSJ6CgtGaWVsZExpbWl0cxISCgptYXhfbGVuZ3RoGAEgASgNEhAKA21pbhgCIAEoA0gAiAEBEhAKA21heBgDIAEoA0gBiAEBEhEKCW1heF9pdGVtcxgEIAEoDRIQCgh0b29fbG9uZxgFIAEoCUIGCgRfbWluQgYKBF9tYXgiKgoHUmVmdXNhbBIOCgZzdGF0dXMYASABKA0SDwoHbWVzc2FnZRgCIAEoCSLvAQoGQWNjZXNzEiAKBXNjb3BlGAEgASgOMhEuZ2F0ZXdheS52MS5TY29wZRINCgVhZG1pbhgCIAEoCBIPCgdwcmVtaXVtGAMgASgIEiMKBmRlbmllZBgEIAEoCzITLmdhdGV3YXkudjEuUmVmdXNhbBImCglub3RfYWRtaW4YBSABKAsyEy5nYXRld2F5LnYxLlJlZnVzYWwSEwoLbm90X3ByZW1pdW0YBiABKAkSJAoHbWlzc2luZxgHIAEoCzITLmdhdGV3YXkudjEuUmVmdXNhbBIbChNjYWxsZXJfaWZfc2lnbmVkX2luGAggASgIKkgKBkZhbWlseRIWChJGQU1JTFlfVU5TUEVDSUZJRUQQABIRCg1GQU1JTFlfSElSSU5HEAESEwoPRkFNSUxZX1RSQUNLSU5HEAIqlwEKBVNjb3BlEhUKEVNDT1BFX1VOU1BFQ0lGSUVEEAASEAoMU0NPUEVfUFVCTElDEAESDgoKU0NPUEVfVVNFUhACEhMKD1NDT1BFX1dPUktTUEFDRRADEhYKElNDT1BFX09SR0FOSVpBVElPThAEEhQKEFNDT1BFX0hJUklOR19LRVkQBRISCg5TQ09QRV9JTlRFUk5BTBAGOkkKBXJvdXRlEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYtIcDIAEoCzIRLmdhdGV3YXkudjEuUm91dGVSBXJvdXRlOk0KBmZhbWlseRIfLmdvb2dsZS5wcm90b2J1Zi5TZXJ2aWNlT3B0aW9ucxi1hwMgASgOMhIuZ2F0ZXdheS52MS5GYW1pbHlSBmZhbWlseTpQCgZsaW1pdHMSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGLaHAyABKAsyFy5nYXRld2F5LnYxLkZpZWxkTGltaXRzUgZsaW1pdHM6TAoGYWNjZXNzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYt4cDIAEoCzISLmdhdGV3YXkudjEuQWNjZXNzUgZhY2Nlc3M6XAoOZGVmYXVsdF9hY2Nlc3MSHy5nb29nbGUucHJvdG9idWYuU2VydmljZU9wdGlvbnMYuIcDIAEoCzISLmdhdGV3YXkudjEuQWNjZXNzUg1kZWZhdWx0QWNjZXNzYgZwcm90bzM", [file_google_protobuf_descriptor]);
 
 /**
  * Route declares the REST endpoint the gateway serves for one RPC.
@@ -120,6 +120,20 @@ export type Route = Message<"gateway.v1.Route"> & {
    * @generated from field: gateway.v1.FileAnswer file = 14;
    */
   file?: FileAnswer | undefined;
+
+  /**
+   * The route also takes a `multipart/form-data` body (an upload from a form or a client library),
+   * besides the JSON body it declares: the form's part of this name (with or without a file name)
+   * is the request's bytes field of the same name, raw. The field's declared `max_length` bounds
+   * it (a longer one is the field's usual 400); at most one part may carry a file; other text parts
+   * are ignored; a body without the part leaves the field empty. A malformed form is 400. With the
+   * session cookie as the credential such a body is taken only from a page of this installation as
+   * the browser says (gateway/cross-site.ts): a form is what any site may post. Needs `body: "*"`
+   * or `body` naming the field.
+   *
+   * @generated from field: string multipart_file = 15;
+   */
+  multipartFile: string;
 };
 
 /**
@@ -244,9 +258,10 @@ export const RefusalSchema: GenMessage<Refusal> = /*@__PURE__*/
   messageDesc(file_gateway_v1_annotations, 3);
 
 /**
- * Access declares the scope an RPC acts in and what it requires there. Every RPC declares it (the
- * contract tests fail otherwise). Each service's access interceptor (lib/access.ts) resolves it
- * before the handler runs and hands the handler the resolved scope; handlers never check access.
+ * Access declares the scope an RPC acts in and what it requires there. Every RPC declares it, or
+ * its service declares a `default_access` (the contract tests fail otherwise). Each service's
+ * access interceptor (lib/access.ts) resolves it before the handler runs and hands the handler the
+ * resolved scope; handlers never check access.
  *
  * @generated from message gateway.v1.Access
  */
@@ -437,4 +452,10 @@ export const limits: GenExtension<FieldOptions, FieldLimits> = /*@__PURE__*/
  */
 export const access: GenExtension<MethodOptions, Access> = /*@__PURE__*/
   extDesc(file_gateway_v1_annotations, 3);
+
+/**
+ * @generated from extension: gateway.v1.Access default_access = 50104;
+ */
+export const default_access: GenExtension<ServiceOptions, Access> = /*@__PURE__*/
+  extDesc(file_gateway_v1_annotations, 4);
 
