@@ -122,17 +122,31 @@ export interface LeasedWorkOptions {
   pollMs: number;
   /** How long the lease holds after each renewal: another replica takes the work over once it lapses. */
   leaseMs: number;
+  /**
+   * `stillHeld()` renews the lease at most this often, answering true in between without a write
+   * (a long pass asks between items; a lease of minutes needs no write per item). 0, the default:
+   * every call renews.
+   */
+  renewEveryMs?: number;
 }
 
 /**
  * Background work that one replica of a service does at a time (a scheduler, a job worker): a
  * pass runs every `pollMs`, or at once when kicked, and only while this replica holds the lease
- * named `name`; a long pass asks `stillHeld()` between its items. A pass that fails is logged and
- * runs again at the next one, so what it did not finish is picked up then.
+ * named `name`; a long pass asks `stillHeld()` between its items and ends when it answers false
+ * or `stopRequested` is set. A pass runs only when `pending()` says there is something to do (asked
+ * before the lease, so idle polls write nothing). A pass that fails is logged and runs again at
+ * the next one, so what it did not finish is picked up then.
  */
 export abstract class LeasedWork {
   private readonly loop: KickedLoop;
   private readonly lease: Lease;
+  private readonly nowMs: () => number;
+  private readonly renewEveryMs: number;
+  /** When this replica last took or renewed the lease (ms of the clock). */
+  private renewedAt = 0;
+  /** Set while `stop()` waits for the pass that runs: a long pass ends at its next item. */
+  protected stopRequested = false;
 
   constructor(
     db: Knex,
@@ -141,12 +155,19 @@ export abstract class LeasedWork {
     private readonly log: Logger,
     options: LeasedWorkOptions,
   ) {
-    this.lease = new Lease(db, name, () => clock.now().getTime(), options.leaseMs);
+    this.nowMs = () => clock.now().getTime();
+    this.lease = new Lease(db, name, this.nowMs, options.leaseMs);
     this.loop = new KickedLoop(() => this.run(), options.pollMs);
+    this.renewEveryMs = options.renewEveryMs ?? 0;
   }
 
   /** One pass of the work, while the lease is held. */
   protected abstract pass(): Promise<void>;
+
+  /** Whether there is anything to do, asked before taking the lease; always, unless a subclass knows better. */
+  protected async pending(): Promise<boolean> {
+    return true;
+  }
 
   start(): void {
     this.loop.start();
@@ -163,18 +184,35 @@ export abstract class LeasedWork {
   }
 
   async stop(): Promise<void> {
-    await this.loop.stop();
-    await this.lease.release();
+    this.stopRequested = true;
+    try {
+      await this.loop.stop();
+      await this.lease.release();
+    } finally {
+      // Stopped: no pass is scheduled any more, and one run by hand (tick) works again.
+      this.stopRequested = false;
+    }
   }
 
-  /** Renews the lease: false once another replica has taken it over (the pass should end). */
-  protected stillHeld(): Promise<boolean> {
-    return this.lease.hold();
+  /**
+   * Renews the lease (at most every `renewEveryMs`): false once another replica has taken it over
+   * (the pass should end).
+   */
+  protected async stillHeld(): Promise<boolean> {
+    if (this.renewEveryMs > 0 && this.nowMs() - this.renewedAt < this.renewEveryMs) return true;
+    return this.hold();
+  }
+
+  private async hold(): Promise<boolean> {
+    const now = this.nowMs();
+    const held = await this.lease.hold();
+    if (held) this.renewedAt = now;
+    return held;
   }
 
   private async run(): Promise<void> {
     try {
-      if (await this.lease.hold()) await this.pass();
+      if ((await this.pending()) && (await this.hold())) await this.pass();
     } catch (err) {
       this.log.warn({ err }, `${this.name}: pass failed, will retry`);
     }

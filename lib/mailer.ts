@@ -9,7 +9,7 @@ import type { Clock } from "./clock.js";
 import type { Logger } from "./logger.js";
 import { SecretBox } from "./secret-box.js";
 import { sortableId } from "./ids.js";
-import { KickedLoop, Lease } from "./background.js";
+import { LeasedWork } from "./background.js";
 import { dbDate, type Knex, type Migration } from "./db.js";
 
 /**
@@ -182,10 +182,7 @@ export interface MailerOptions {
  * server's acceptance and marking the row sends that mail again (same Message-ID). Time is the
  * injected clock's.
  */
-export class Mailer {
-  private readonly loop: KickedLoop;
-  private readonly lease: Lease;
-  private closing = false;
+export class Mailer extends LeasedWork {
   private lastPurge = 0;
 
   constructor(
@@ -194,8 +191,7 @@ export class Mailer {
     private readonly deps: { box: SecretBox; clock: Clock; log: Logger },
     private readonly options: MailerOptions = {},
   ) {
-    this.loop = new KickedLoop(() => this.sendDue(), options.pollMs ?? 5_000);
-    this.lease = new Lease(db, LEASE, () => deps.clock.now().getTime(), options.leaseMs ?? 60_000);
+    super(db, LEASE, deps.clock, deps.log, { pollMs: options.pollMs ?? 5_000, leaseMs: options.leaseMs ?? 60_000 });
   }
 
   /** The mailer of a service: SMTP when SMTP_URL is set, otherwise files under DATA_DIR/mail. */
@@ -209,50 +205,29 @@ export class Mailer {
     return recordMail(trx, this.deps.box, this.deps.clock, mail);
   }
 
-  start(): void {
-    this.closing = false;
-    this.loop.start();
-  }
-
-  /** Send soon: a transaction with mail has committed. */
-  kick(): void {
-    this.loop.kick();
-  }
-
-  /** Sends every mail that is due now; resolves when none is left or the transport fails. */
-  tick(): Promise<void> {
-    return this.loop.tick();
-  }
-
-  async stop(): Promise<void> {
-    this.closing = true;
-    await this.loop.stop();
-    await this.lease.release();
-  }
-
   private due(now: Date) {
     return this.db("mail_outbox").whereNull("sent_at").whereNull("given_up_at").where("next_attempt_at", "<=", now);
   }
 
-  private async sendDue(): Promise<void> {
-    try {
-      await this.purgeFinished();
-      const now = this.deps.clock.now();
-      // Polls that find nothing due do not touch the lease.
-      if (!(await this.due(now).first("seq"))) return;
-      const batch = this.options.batch ?? 50;
-      for (;;) {
-        // Read after taking the lease: what another replica sent before is no longer pending.
-        if (!(await this.lease.hold())) return;
-        const rows: MailRow[] = await this.due(now).orderBy("seq").limit(batch).select("seq", "id", "recipient", "sealed", "created_at", "attempts");
-        for (const row of rows) {
-          if (this.closing || !(await this.lease.hold())) return;
-          if (!(await this.sendOne(row))) return;
-        }
-        if (rows.length < batch) break;
+  /** Whether any mail is due (polls that find none do not touch the lease); finished rows are purged first. */
+  protected override async pending(): Promise<boolean> {
+    await this.purgeFinished();
+    return Boolean(await this.due(this.deps.clock.now()).first("seq"));
+  }
+
+  /** Sends every mail that is due now, renewing the lease before each; ends when none is left or the transport fails. */
+  protected async pass(): Promise<void> {
+    const now = this.deps.clock.now();
+    const batch = this.options.batch ?? 50;
+    for (;;) {
+      // Read after renewing the lease: what another replica sent before is no longer pending.
+      if (!(await this.stillHeld())) return;
+      const rows: MailRow[] = await this.due(now).orderBy("seq").limit(batch).select("seq", "id", "recipient", "sealed", "created_at", "attempts");
+      for (const row of rows) {
+        if (this.stopRequested || !(await this.stillHeld())) return;
+        if (!(await this.sendOne(row))) return;
       }
-    } catch (err) {
-      this.deps.log.warn({ err }, "mailer: pass failed, will retry");
+      if (rows.length < batch) return;
     }
   }
 

@@ -1,5 +1,7 @@
 import t from "tap";
-import { Lease } from "../background.js";
+import { Lease, LeasedWork } from "../background.js";
+import { ManualClock } from "../clock.js";
+import { createLogger } from "../logger.js";
 import { loadConfig } from "../config.js";
 import { openDatabase, type Knex, type Migration } from "../db.js";
 import { outboxMigration } from "../events.js";
@@ -96,4 +98,64 @@ t.test("a failure other than a lease held by another is not taken for one", asyn
   const db = await open(t);
   const lease = new Lease(db, "events", () => 1_000_000, TTL, { table: "no_such_table" });
   await t.rejects(lease.hold(), "the database's error comes through");
+});
+
+/** Work that records its passes and renews the lease once per item, as a long job does. */
+class CountingWork extends LeasedWork {
+  passes = 0;
+  renewals: boolean[] = [];
+  hasWork = true;
+  constructor(db: Knex, clock: ManualClock, renewEveryMs?: number) {
+    super(db, "counting", clock, createLogger("silent"), { pollMs: 60_000, leaseMs: TTL, renewEveryMs });
+  }
+  protected override async pending(): Promise<boolean> {
+    return this.hasWork;
+  }
+  protected async pass(): Promise<void> {
+    this.passes++;
+    for (let item = 0; item < 3; item++) this.renewals.push(await this.stillHeld());
+  }
+}
+
+async function expiryOf(db: Knex): Promise<number | undefined> {
+  const row = await db("outbox_lease").where({ name: "counting" }).first("expires_at_ms");
+  return row ? Number(row.expires_at_ms) : undefined;
+}
+
+t.test("leased work takes no lease while nothing is pending, and renews at most every renewEveryMs", async (t) => {
+  const db = await open(t);
+  const clock = new ManualClock(new Date(1_000_000));
+  const work = new CountingWork(db, clock, TTL / 4);
+  work.hasWork = false;
+  await work.tick();
+  t.equal(work.passes, 0, "no pass without pending work");
+  t.equal(await expiryOf(db), undefined, "and no lease row written");
+
+  work.hasWork = true;
+  await work.tick();
+  t.equal(work.passes, 1, "a pass once work is pending");
+  t.same(work.renewals, [true, true, true], "held throughout");
+  t.equal(await expiryOf(db), 1_000_000 + TTL, "renewals within renewEveryMs write nothing");
+
+  clock.advance(TTL / 4);
+  await work.tick();
+  t.equal(await expiryOf(db), 1_000_000 + TTL / 4 + TTL, "the lease is renewed (taken at the pass's start) once renewEveryMs has passed");
+
+  const rival = new Lease(db, "counting", () => clock.now().getTime(), TTL);
+  clock.advance(TTL + 1);
+  t.equal(await rival.hold(), true, "another replica takes the lapsed lease");
+  await work.tick();
+  t.equal(work.passes, 2, "no pass while the rival holds it");
+});
+
+t.test("without renewEveryMs every stillHeld renews, and a lost lease answers false", async (t) => {
+  const db = await open(t);
+  const clock = new ManualClock(new Date(2_000_000));
+  const rival = new Lease(db, "counting", () => clock.now().getTime(), TTL);
+  const work = new CountingWork(db, clock);
+  await work.tick();
+  t.same(work.renewals, [true, true, true]);
+  clock.advance(TTL + 1);
+  t.equal(await rival.hold(), true, "the rival takes the lapsed lease");
+  t.equal(await work["stillHeld"](), false, "the work learns at once that it lost the lease");
 });
