@@ -7,7 +7,9 @@ import type { IncomingHttpHeaders } from "node:http";
  * Two rules close that, for requests the cookie would authenticate: their body must be JSON by
  * its declared type (a page on another site cannot send `Content-Type: application/json` without
  * the CORS preflight, which the gateway never grants), and their writes must come from a page of
- * this installation as the browser itself says (Sec-Fetch-Site, else Origin). Basic, token and
+ * this installation as the browser itself says (Sec-Fetch-Site, else Origin). The one exception
+ * to the first, a form upload of a route declaring `multipart_file`, is a body any page may post:
+ * it is taken only when the browser says it comes from this installation (isSameOriginWrite). Basic, token and
  * Bearer callers send their credentials themselves, so no other site can act with them, and
  * their bodies are read as JSON whatever the declared type: client libraries of the real API
  * send JSON without saying so (toggl-client's reports, a string body with no Content-Type).
@@ -42,11 +44,25 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  */
 export function isCrossSiteWrite(method: string, headers: IncomingHttpHeaders, origins: readonly string[]): boolean {
   if (SAFE_METHODS.has(method.toUpperCase())) return false;
+  return browserSaysSameOrigin(headers, origins) === false;
+}
+
+/**
+ * True only when the browser says the request comes from a page of this installation, by the same
+ * headers as isCrossSiteWrite. A request with neither header is not taken here: a cross-site form
+ * from a browser too old to send Sec-Fetch-Site, or Origin with a form, would look the same.
+ */
+export function isSameOriginWrite(headers: IncomingHttpHeaders, origins: readonly string[]): boolean {
+  return browserSaysSameOrigin(headers, origins) === true;
+}
+
+/** The browser's word on the request's page: of this installation (true), of another (false), or none (undefined). */
+function browserSaysSameOrigin(headers: IncomingHttpHeaders, origins: readonly string[]): boolean | undefined {
   const site = headers["sec-fetch-site"];
-  if (typeof site === "string" && site !== "") return site !== "same-origin" && site !== "none";
+  if (typeof site === "string" && site !== "") return site === "same-origin" || site === "none";
   const origin = headers.origin;
-  if (origin === undefined || origin === "") return false;
-  return !origins.includes(origin.toLowerCase());
+  if (origin === undefined || origin === "") return undefined;
+  return origins.includes(origin.toLowerCase());
 }
 
 /** The origin of a URL (PUBLIC_URL) as browsers write it in Origin: scheme, host, a port only when not the default. */

@@ -61,6 +61,14 @@ function responseSchema(route: RestRoute, components: Record<string, Schema>): S
   return { type: "object", properties };
 }
 
+/** The form a route with `multipart_file` also takes: its part of the field's name, binary (none for other routes). */
+function formUpload(route: RestRoute): Record<string, Schema> {
+  if (!route.upload) return {};
+  const { field, maxBytes } = route.upload;
+  const file = { type: "string", format: "binary", description: `At most ${maxBytes} bytes; in a JSON body instead, base64.` };
+  return { "multipart/form-data": { schema: { type: "object", properties: { [field.name]: file }, required: [field.name] } } };
+}
+
 const ERROR_SCHEMA: Record<Family, Schema> = {
   [Family.UNSPECIFIED]: {},
   [Family.HIRING]: { type: "object", properties: { error: { type: "object", properties: { type: { type: "string" } } } } },
@@ -71,7 +79,8 @@ const TIME_TRACKING_AUTH =
   "HTTP Basic with `email:password`, or with `<api_token>:api_token` (the API token is on the profile page, `/profile`, and in `GET /api/v9/me`); " +
   "or the session cookie `__Secure-accounts-session` that signing in sets (`POST /api/sessions`, the sign-in page). " +
   "Failed authentication answers 403 with the JSON string `\"Incorrect username and/or password\"`. " +
-  "A write authenticated by the session cookie must come from a page of this installation (`Sec-Fetch-Site`/`Origin`); every request body is JSON with `Content-Type: application/json` (415 otherwise).";
+  "A write authenticated by the session cookie must come from a page of this installation (`Sec-Fetch-Site`/`Origin`); every request body is JSON with `Content-Type: application/json` (415 otherwise), " +
+  "but for the uploads that take `multipart/form-data`, which the browser must say come from a page of this installation.";
 
 /** The API families, in the reference's order: each operation is listed under its family, which says how it authenticates. */
 const FAMILY_TAGS = [
@@ -123,9 +132,9 @@ export function openApiDocument(routes: RestRoute[]): Schema {
     if (route.option.body === "*") {
       const properties: Record<string, Schema> = {};
       for (const f of input.fields) if (!route.pathVariables.includes(f.name)) properties[f.name] = fieldSchema(f, components);
-      requestBody = { content: { "application/json": { schema: { type: "object", properties } } } };
+      requestBody = { content: { ...formUpload(route), "application/json": { schema: { type: "object", properties } } } };
     } else if (route.bodyField) {
-      requestBody = { content: { "application/json": { schema: fieldSchema(route.bodyField, components) } } };
+      requestBody = { content: { ...formUpload(route), "application/json": { schema: fieldSchema(route.bodyField, components) } } };
     }
     const headers = Object.fromEntries(route.headerFields.map(({ field, header }) => [header, { schema: fieldSchema(field, components) }]));
     const success = route.file

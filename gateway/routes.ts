@@ -1,7 +1,8 @@
-import { getOption, type DescField, type DescMethod, type DescService } from "@bufbuild/protobuf";
+import { getOption, ScalarType, type DescField, type DescMethod, type DescService } from "@bufbuild/protobuf";
 import { Family, Scope, family as familyOption, route as routeOption, type Access, type Route } from "../gen/gateway/v1/annotations_pb.js";
 import { FileChunkSchema } from "../gen/gateway/v1/files_pb.js";
 import { accessOf } from "../lib/access.js";
+import { declaredMaxLength } from "../lib/field-limits.js";
 import { SERVICE_NAMES, type ServiceName } from "../lib/config.js";
 
 /** One REST endpoint, read from an RPC's route option. */
@@ -34,6 +35,16 @@ export interface RestRoute {
   headerFields: ResponseHeader[];
   /** The file the route answers (`file`): a server-streaming RPC of FileChunk messages. */
   file?: FileRoute;
+  /** The file a `multipart/form-data` body may carry (`multipart_file`). */
+  upload?: UploadRoute;
+}
+
+/** A route's multipart upload, read from its `multipart_file` declaration. */
+export interface UploadRoute {
+  /** The request's bytes field, named as the form's part. */
+  field: DescField;
+  /** Its declared `max_length`: the most bytes the gateway keeps of the part. */
+  maxBytes: number;
 }
 
 /** A route's file answer, read from its `file` declaration. */
@@ -105,6 +116,20 @@ function fileRoute(where: string, method: DescMethod, option: Route): FileRoute 
   return { contentType: file.contentType, fileName: file.fileName, nameFields };
 }
 
+/**
+ * The `multipart_file` declaration of a route: a bytes request field with a declared max_length,
+ * that the route's JSON body also sets (`body: "*"` or the field), on a unary route that writes.
+ */
+function uploadRoute(where: string, method: DescMethod, option: Route, httpMethod: string): UploadRoute | undefined {
+  const name = option.multipartFile;
+  if (!name) return undefined;
+  const field = method.input.fields.find((f) => f.name === name);
+  if (!field || field.fieldKind !== "scalar" || field.scalar !== ScalarType.BYTES) throw new Error(`${where}: multipart_file ${name} is no bytes request field`);
+  if (option.body !== "*" && option.body !== name) throw new Error(`${where}: multipart_file ${name} is not in the route's body`);
+  if (httpMethod === "GET" || httpMethod === "DELETE" || option.file) throw new Error(`${where}: multipart_file needs a unary POST, PUT or PATCH`);
+  return { field, maxBytes: declaredMaxLength(field) };
+}
+
 function toFastifyPath(template: string): { path: string; variables: string[] } {
   const variables: string[] = [];
   const path = template.replace(/\{([a-z_][a-z0-9_]*)\}/g, (_m, name: string) => {
@@ -154,6 +179,7 @@ export function collectRoutes(services: DescService[]): RestRoute[] {
         if (!responseField) throw new Error(`${where}: response field ${option.responseBody} does not exist`);
       }
       const headerFields = responseHeaders(where, method, option, responseField);
+      const upload = uploadRoute(where, method, option, httpMethod);
       const pathFields = pathVariables.map((name) => method.input.fields.find((f) => f.name === name)!);
       routes.push({
         service,
@@ -173,6 +199,7 @@ export function collectRoutes(services: DescService[]): RestRoute[] {
         responseField,
         headerFields,
         file,
+        upload,
       });
     }
   }

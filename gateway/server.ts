@@ -9,7 +9,7 @@ import type { Logger } from "../lib/logger.js";
 import { HEADER } from "../lib/identity.js";
 import { PROTO_FILES } from "../lib/contracts.js";
 import { coerceParam, decodeField, decodeMessage, encodeField, encodeMessage, hiringTimestamp, trackingTimestamp, RestInputError } from "../lib/rest-json.js";
-import { collectRoutes, type FileRoute, type RestRoute } from "./routes.js";
+import { collectRoutes, type FileRoute, type RestRoute, type UploadRoute } from "./routes.js";
 import { attachment, declaredFileName, FileCall, openFile } from "./file-answers.js";
 import type { FileChunk } from "../gen/gateway/v1/files_pb.js";
 import { openApiDocument } from "./openapi.js";
@@ -19,9 +19,17 @@ import { AuthenticationFailed, Authenticator, SESSION_COOKIE } from "./auth.js";
 import { answerClientError, timeoutCheckingMs } from "./client-errors.js";
 import { HttpMetrics } from "../lib/metrics.js";
 import { fastifyPath, UNAVAILABLE, unavailableMessage } from "./unavailable.js";
-import { CROSS_SITE_MESSAGE, isCrossSiteWrite, isJsonContentType, NOT_JSON_MESSAGE, originOf, reliesOnCookie } from "./cross-site.js";
+import { CROSS_SITE_MESSAGE, isCrossSiteWrite, isJsonContentType, isSameOriginWrite, NOT_JSON_MESSAGE, originOf, reliesOnCookie } from "./cross-site.js";
+import { FormUpload, MULTIPART_FORM, readFormUpload } from "./multipart.js";
 import { registerPages } from "./pages/index.js";
 import { DEFAULT_PORTS } from "../lib/config.js";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** The route's `multipart_file`: its form uploads are read in the multipart parser. */
+    upload?: UploadRoute;
+  }
+}
 
 export const BODY_LIMIT = 1024 * 1024;
 /** Session cookie lifetime; the accounts service expires sessions after the same time. */
@@ -96,7 +104,9 @@ function requestMessage(route: RestRoute, req: FastifyRequest): Record<string, u
     const raw = query[field.name] ?? query[field.jsonName];
     if (raw !== undefined) message[field.localName] = coerceParam(field, raw);
   }
-  if (route.option.body === "*") {
+  if (req.body instanceof FormUpload) {
+    if (req.body.file) message[route.upload!.field.localName] = req.body.file;
+  } else if (route.option.body === "*") {
     if (req.body !== undefined) Object.assign(message, decodeMessage(route.method.input, req.body));
   } else if (route.bodyField) {
     const value = decodeField(route.bodyField, req.body);
@@ -167,8 +177,8 @@ export async function buildGateway(options: GatewayOptions) {
   // JSON bodies, declared as JSON where the session cookie is the credential (see cross-site.ts); an
   // empty body is no body (clients send POSTs without one).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser("*", { parseAs: "string" }, (req, text, done) => {
-    const s = (text as string).trim();
+  const jsonBody = (req: FastifyRequest, text: string, done: (err: Error | null, body?: unknown) => void) => {
+    const s = text.trim();
     if (s === "") return done(null, undefined);
     if (!isJsonContentType(req.headers["content-type"]) && reliesOnCookie(req.headers, SESSION_COOKIE)) {
       return done(Object.assign(new Error(NOT_JSON_MESSAGE), { statusCode: 415 }), undefined);
@@ -178,6 +188,15 @@ export async function buildGateway(options: GatewayOptions) {
     } catch {
       done(Object.assign(new Error("Invalid JSON input"), { statusCode: 400 }), undefined);
     }
+  };
+  app.addContentTypeParser("*", { parseAs: "string" }, (req, text, done) => jsonBody(req, text as string, done));
+  // A form is a form upload on a route that declares one (multipart.ts), and like any other body elsewhere.
+  app.addContentTypeParser(MULTIPART_FORM, { parseAs: "buffer" }, (req, body, done) => {
+    const upload = req.routeOptions.config?.upload;
+    const data = body as Buffer;
+    if (!upload) return jsonBody(req, data.toString("utf8"), done);
+    if (data.length === 0) return done(null, undefined);
+    readFormUpload(data, req.headers["content-type"]!, upload).then((form) => done(null, form), done);
   });
 
   const metrics = options.metrics ?? new HttpMetrics();
@@ -255,12 +274,16 @@ export async function buildGateway(options: GatewayOptions) {
     }
   }
 
-  /** Step 2b: a write with the session cookie comes from a page of this installation (see cross-site.ts). */
+  /**
+   * Step 2b: a write with the session cookie comes from a page of this installation, and a form
+   * upload with it is one the browser says does (see cross-site.ts).
+   */
   const publicOrigin = originOf(base);
   function checkSameSite(route: RestRoute, req: FastifyRequest, identity: Record<string, string>): void {
     if (!identity[HEADER.sessionToken]) return;
     const origins = [publicOrigin, `${req.protocol}://${req.host}`.toLowerCase()];
-    if (isCrossSiteWrite(req.method, req.headers, origins)) throw new Refusal(errorReply(route.family, 403, CROSS_SITE_MESSAGE));
+    const refused = req.body instanceof FormUpload ? !isSameOriginWrite(req.headers, origins) : isCrossSiteWrite(req.method, req.headers, origins);
+    if (refused) throw new Refusal(errorReply(route.family, 403, CROSS_SITE_MESSAGE));
   }
 
   /** Step 3: the request message from path, query and body. */
@@ -347,7 +370,7 @@ export async function buildGateway(options: GatewayOptions) {
         return send(reply, replyForConnectError(route.family, e));
       }
     };
-    for (const url of route.paths) app.route({ method: route.httpMethod as "GET", url, handler });
+    for (const url of route.paths) app.route({ method: route.httpMethod as "GET", url, handler, config: { upload: route.upload } });
   }
   log.debug({ routes: routes.length }, "gateway routes registered");
   return app;

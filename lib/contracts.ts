@@ -13,6 +13,7 @@ import { file_accounts_v1_audit_logs } from "../gen/accounts/v1/audit_logs_pb.js
 import { file_accounts_v1_images } from "../gen/accounts/v1/images_pb.js";
 import { file_accounts_v1_lookups } from "../gen/accounts/v1/lookups_pb.js";
 import { file_accounts_v1_workspace_settings } from "../gen/accounts/v1/workspace_settings_pb.js";
+import { file_accounts_v1_rates } from "../gen/accounts/v1/rates_pb.js";
 import { file_tracking_v1_clients } from "../gen/tracking/v1/clients_pb.js";
 import { file_tracking_v1_projects } from "../gen/tracking/v1/projects_pb.js";
 import { file_tracking_v1_tasks } from "../gen/tracking/v1/tasks_pb.js";
@@ -57,6 +58,7 @@ export const PROTO_FILES: DescFile[] = [
   file_accounts_v1_images,
   file_accounts_v1_lookups,
   file_accounts_v1_workspace_settings,
+  file_accounts_v1_rates,
   file_tracking_v1_clients,
   file_tracking_v1_projects,
   file_tracking_v1_tasks,

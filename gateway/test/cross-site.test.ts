@@ -1,6 +1,6 @@
 import t from "tap";
 import { startTestSystem, type TestSystem } from "../../test/support/harness.js";
-import { CROSS_SITE_MESSAGE, isCrossSiteWrite, isJsonContentType, NOT_JSON_MESSAGE, reliesOnCookie } from "../cross-site.js";
+import { CROSS_SITE_MESSAGE, isCrossSiteWrite, isJsonContentType, isSameOriginWrite, NOT_JSON_MESSAGE, reliesOnCookie } from "../cross-site.js";
 import { PAGE_CSP } from "../pages/index.js";
 
 /**
@@ -47,6 +47,21 @@ t.test("which writes are cross-site", async (t) => {
     ["HEAD", { "sec-fetch-site": "cross-site" }, false, "nor HEAD"],
   ];
   for (const [method, headers, crossSite, why] of cases) t.equal(isCrossSiteWrite(method, headers, ours), crossSite, why);
+});
+
+t.test("which form uploads the browser says are of this installation (a form needs the browser's word)", async (t) => {
+  const ours = ["https://track.example.com"];
+  const cases: [Record<string, string>, boolean, string][] = [
+    [{ "sec-fetch-site": "same-origin", origin: "https://evil.example" }, true, "the browser says same-origin"],
+    [{ "sec-fetch-site": "none" }, true, "the person did it"],
+    [{ "sec-fetch-site": "cross-site", origin: "https://track.example.com" }, false, "the browser's verdict wins over Origin"],
+    [{ "sec-fetch-site": "same-site" }, false, "a sibling host"],
+    [{ origin: "https://track.example.com" }, true, "no Sec-Fetch-Site: Origin of PUBLIC_URL"],
+    [{ origin: "https://evil.example" }, false, "another Origin"],
+    [{ origin: "null" }, false, "an opaque origin"],
+    [{}, false, "neither header: an old browser's cross-site form would look the same"],
+  ];
+  for (const [headers, sameOrigin, why] of cases) t.equal(isSameOriginWrite(headers, ours), sameOrigin, why);
 });
 
 const sys: TestSystem = await startTestSystem(t);

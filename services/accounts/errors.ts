@@ -198,7 +198,7 @@ export const auditTimeInvalid = (name: "from" | "to") => badRequest(`Invalid '${
 export const auditRangeInvalid = () => badRequest("'from' must not be after 'to'");
 
 // Images: avatars and workspace logos (images/).
-export const imageMissing = () => badRequest("Missing file: send the image's bytes as base64 in 'file'");
+export const imageMissing = () => badRequest("Missing file: send the image in the form part 'file', or its bytes as base64 in a JSON 'file'");
 export const imageInvalidType = () => badRequest("Invalid content type for image");
 export const imageNotFound = () => notFound("Image not found");
 
@@ -213,3 +213,10 @@ export const workspacePreferenceNotWritable = () => badRequest("The field is not
 export const workspacePreferenceInvalid = (name: string) => badRequest(`Invalid value for ${name}`);
 export const timeEntryLockNeedsPremium = () => paymentRequired("Workspace needs to have the Locking time entries feature enabled");
 export const workspaceUserNotAccessible = () => forbidden("Workspace user is not found or accessible");
+
+// Rates of workspaces and workspace users (rates/), asked by the tracking service's POST/GET
+// .../rates: the reference's texts of that route.
+export const rateWorkspaceInvalid = () => badRequest("Invalid entity ID");
+export const rateWorkspaceUserMissing = () => badRequest("User not found in workspace");
+/** The tracking service checks the request first: a level, type or timing it let through is a defect there. */
+export const workspaceRateRequestInvalid = (what: string) => badRequest(`Invalid workspace rate request: ${what}`);

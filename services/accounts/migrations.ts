@@ -6,6 +6,7 @@ import { workspacePreferencesMigration } from "./workspace-preferences/migration
 import { rolesMigration } from "./roles/migrations.js";
 import { auditLogsMigration } from "./audit-logs/migrations.js";
 import { imagesMigration } from "./images/migrations.js";
+import { workspaceRatesMigration } from "./rates/migrations.js";
 
 export const migrations: Migration[] = [
   {
@@ -312,4 +313,5 @@ export const migrations: Migration[] = [
   imagesMigration,
   userFlagsMigration,
   workspacePreferencesMigration,
+  workspaceRatesMigration,
 ];

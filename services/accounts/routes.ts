@@ -17,10 +17,11 @@ import { callerHandlers } from "./caller/handlers.js";
 import { workspaceGroupHandlers } from "./workspace-groups/handlers.js";
 import { workspaceMemberHandlers } from "./workspace-users/member-handlers.js";
 import { workspacePreferenceHandlers } from "./workspace-preferences/handlers.js";
+import { workspaceRateHandlers } from "./rates/handlers.js";
 
 /** Every resource of the accounts service, each from its own folder. */
 export function accountsRoutes(kit: AccountsKit) {
-  const resources = [userHandlers(kit), identityHandlers(kit), workspaceHandlers(kit), organizationHandlers(kit), invitationHandlers(kit), groupHandlers(kit), workspaceUserHandlers(kit), preferenceHandlers(kit), roleHandlers(kit), auditLogHandlers(kit), imageHandlers(kit), referenceDataHandlers(kit), directoryHandlers(kit), callerHandlers(kit), workspaceGroupHandlers(kit), workspaceMemberHandlers(kit), workspacePreferenceHandlers(kit)];
+  const resources = [userHandlers(kit), identityHandlers(kit), workspaceHandlers(kit), organizationHandlers(kit), invitationHandlers(kit), groupHandlers(kit), workspaceUserHandlers(kit), preferenceHandlers(kit), roleHandlers(kit), auditLogHandlers(kit), imageHandlers(kit), referenceDataHandlers(kit), directoryHandlers(kit), callerHandlers(kit), workspaceGroupHandlers(kit), workspaceMemberHandlers(kit), workspacePreferenceHandlers(kit), workspaceRateHandlers(kit)];
   return (router: ConnectRouter) => {
     for (const register of resources) register(router);
   };

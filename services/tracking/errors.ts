@@ -245,7 +245,6 @@ export const calendarPaidFeature = () => forbidden("Paid feature");
 export const ratePayloadMissing = () => badRequest("Request payload must be informed");
 export const rateLevelInvalid = () => badRequest("Invalid level: it should be workspace, workspace_user, project, project_user or task");
 /** Workspace and workspace user rates are the accounts service's; this service keeps the others. */
-export const rateLevelElsewhere = (level: string) => badRequest(`Rates of level ${level} are not available here`);
 export const rateEntityInvalid = () => badRequest("Invalid entity ID");
 export const rateTaskMissing = () => badRequest("Task not found in workspace");
 export const rateAmountInvalid = () => badRequest("amount must be greater than 0");

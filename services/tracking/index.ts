@@ -13,6 +13,7 @@ import { SecretBox } from "../../lib/secret-box.js";
 import { ImportWorker } from "./imports/worker.js";
 import { InvitationService } from "../../gen/accounts/v1/invitations_pb.js";
 import { ExportWorker } from "./exports/worker.js";
+import { WorkspaceRateService } from "../../gen/accounts/v1/rates_pb.js";
 
 /** The tracking service as tests see it: its reminder and scheduled report schedulers can be run at once. */
 export interface TrackingService extends ServiceInstance {
@@ -38,7 +39,7 @@ export const createTrackingService = async (deps: ServiceDeps): Promise<Tracking
   const exportWorker = new ExportWorker(storage, { clock: deps.clock, log: deps.log, directory: deps.directory, identity, memberScope: access.member, publicUrl: deps.config.publicUrl, dir: exportDir, retentionDays: exportRetentionDays });
   return {
     name: "tracking",
-    routes: trackingRoutes({ storage, clock: deps.clock, identity, box, memberScope: access.member, imports, exports: { dir: exportDir, kick: () => exportWorker.kick() } }),
+    routes: trackingRoutes({ storage, clock: deps.clock, identity, box, memberScope: access.member, imports, exports: { dir: exportDir, kick: () => exportWorker.kick() }, workspaceRates: deps.directory.peerClient("accounts", WorkspaceRateService) }),
     access: accessInterceptor(access),
     ready: () => storage.ready(),
     start: async () => {

@@ -1,3 +1,5 @@
+import type { Client } from "@connectrpc/connect";
+import type { WorkspaceRateService } from "../../gen/accounts/v1/rates_pb.js";
 import type { ResourceKit } from "../../lib/resource-kit.js";
 import type { SecretBox } from "../../lib/secret-box.js";
 import type { MemberScope } from "./scope.js";
@@ -13,4 +15,6 @@ export interface TrackingKit extends ResourceKit {
   imports: ImportWorker;
   /** Data exports (exports/): the directory of their files (EXPORT_DIR), and a nudge for the worker when a job waits. */
   exports: { dir: string; kick: () => void };
+  /** The accounts service's rates of workspaces and workspace users (rates/ hands those levels over). */
+  workspaceRates: Client<typeof WorkspaceRateService>;
 }

@@ -232,9 +232,10 @@ export const ListRatesResponseSchema: GenMessage<ListRatesResponse> = /*@__PURE_
   messageDesc(file_tracking_v1_rates, 4);
 
 /**
- * RateService keeps the history of the billable rates and labor costs of a workspace's projects,
- * project users and tasks. Workspace and workspace user rates are the accounts service's
- * (workspaces, workspace users): those levels are not served here.
+ * RateService serves the history of the billable rates and labor costs of every level: it keeps
+ * those of a workspace's projects, project users and tasks; those of the workspace and its users
+ * are kept by the accounts service (accounts.v1.WorkspaceRateService), beside the values they set,
+ * and handed over after this service has checked the request and the caller.
  *
  * @generated from service tracking.v1.RateService
  */

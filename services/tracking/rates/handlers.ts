@@ -1,24 +1,27 @@
 import type { ConnectRouter } from "@connectrpc/connect";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { RateService } from "../../../gen/tracking/v1/rates_pb.js";
 import type { Knex } from "../../../lib/db.js";
-import type { ResourceKit } from "../../../lib/resource-kit.js";
+import type { TrackingKit } from "../kit.js";
 import { type TrackingScope, trackingScope } from "../scope.js";
 import { rateAccessDenied, rateAmountInvalid, rateEntityInvalid, ratePayloadMissing, rateTaskMissing } from "../errors.js";
 import { canSee, isManager } from "../projects/access.js";
 import { projects } from "../projects/store.js";
 import { projectUsers } from "../project-users/store.js";
 import { tasks } from "../tasks/store.js";
-import { planRate, rateLevelOf, rateTiming, rateTypeOf } from "./rules.js";
-import { applyCurrentRate, liveRates, type RateEntity } from "./sync.js";
-import { rates, type RateLevel, type RateType } from "./store.js";
+import { isAccountsRateLevel, rateLevelOf, rateTiming, rateTypeOf } from "./rules.js";
+import { applyCurrentRate, rateKey, type RateEntity } from "./sync.js";
+import { rateHistory, type RateLevel, type RateType } from "./store.js";
 import { rateMessage } from "./view.js";
 
 /**
- * Rates of projects, project users and tasks, with their history. A new rate that holds now also
- * becomes the entity's current rate (`rate`, or a project user's `labour_cost` for labor costs),
- * with the entity's event, in the same change.
+ * Rates of every level, with their history. Those of projects, project users and tasks are kept
+ * here: a new rate that holds now also becomes the entity's current rate (`rate`, or a project
+ * user's `labour_cost` for labor costs), with the entity's event, in the same change. Those of
+ * workspaces and workspace users are the accounts service's: checked here (body, workspace
+ * admins only), then handed over, outside any transaction of this service.
  */
-export function rateHandlers({ storage, clock }: ResourceKit) {
+export function rateHandlers({ storage, clock, workspaceRates }: TrackingKit) {
   const { db } = storage;
 
   /** The live entity of the level that the caller sees (its project too). */
@@ -62,33 +65,18 @@ export function rateHandlers({ storage, clock }: ResourceKit) {
         if (req.amount === undefined || !(req.amount > 0)) throw rateAmountInvalid();
         const amount = req.amount;
         const { mode, start } = rateTiming(req.mode, req.start);
+        if (isAccountsRateLevel(level)) {
+          if (!scope.admin) throw rateAccessDenied();
+          const timing = { mode: mode ?? undefined, start: start && timestampFromDate(start) };
+          await workspaceRates.createWorkspaceRate({ workspaceId: scope.workspaceId, level, levelId: req.levelId, type, amount, ...timing, creatorId: scope.userId });
+          return {};
+        }
         await storage.change(async (trx, emit) => {
           const entity = await entityOf(trx, scope, level, req.levelId!);
           await checkAccess(trx, scope, entity, type, true);
           const now = clock.now();
-          const live = await liveRates(trx, scope.workspace, entity, type, true);
-          const plan = planRate(live, mode, start, now);
-          if (plan.replaced.length) await rates.query(trx, scope.workspace).whereIn("id", plan.replaced).update({ deleted_at: now, updated_at: now });
-          if (plan.ended) await rates.query(trx, scope.workspace).where("id", plan.ended.id).update({ end: plan.ended.end, updated_at: now });
-          await rates.insert(trx, {
-            workspace_id: scope.workspace,
-            level,
-            level_id: entity.id,
-            project_id: entity.projectId,
-            project_user_id: entity.projectUserId,
-            task_id: entity.taskId,
-            type,
-            amount,
-            start: plan.start,
-            end: plan.end,
-            rate_change_mode: mode,
-            creator_id: Number(scope.userId),
-            created_at: now,
-            updated_at: now,
-            deleted_at: null,
-            // Set by applyCurrentRate once the rate has begun (now, or later by the rates scheduler).
-            applied_at: null,
-          });
+          const rate = { workspace_id: scope.workspace, level, level_id: entity.id, project_id: entity.projectId, project_user_id: entity.projectUserId, task_id: entity.taskId };
+          await rateHistory.add(trx, { ...rate, type, amount, rate_change_mode: mode, creator_id: Number(scope.userId) }, start, now);
           await applyCurrentRate(trx, emit, scope, entity, type, now);
         });
         return {};
@@ -98,10 +86,13 @@ export function rateHandlers({ storage, clock }: ResourceKit) {
         const scope = trackingScope(ctx);
         const level = rateLevelOf(req.level);
         const type = rateTypeOf(req.type);
+        if (isAccountsRateLevel(level)) {
+          if (!scope.admin) throw rateAccessDenied();
+          return { rates: (await workspaceRates.listWorkspaceRates({ workspaceId: scope.workspaceId, level, levelId: req.levelId, type })).rates };
+        }
         const entity = await entityOf(db, scope, level, req.levelId);
         await checkAccess(db, scope, entity, type, false);
-        const rows = (await rates.query(db, scope.workspace).where({ level, level_id: entity.id, type }).orderBy("start").orderBy("id")).map((raw: Record<string, unknown>) => rates.read(raw));
-        return { rates: rows.map(rateMessage) };
+        return { rates: (await rateHistory.all(db, rateKey(scope.workspace, entity, type))).map(rateMessage) };
       },
     });
 }

@@ -1,4 +1,5 @@
 import type { Knex } from "../../../lib/db.js";
+import type { RateKey } from "../../../lib/rate-history.js";
 import type { Emit } from "../../../lib/storage.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
 import { projects } from "../projects/store.js";
@@ -7,8 +8,7 @@ import { projectUserEvent } from "../project-users/changes.js";
 import { projectUsers } from "../project-users/store.js";
 import { tasks } from "../tasks/store.js";
 import { taskEvent } from "../tasks/view.js";
-import { currentRate } from "./rules.js";
-import { rates, type RateLevel, type RateRow, type RateType } from "./store.js";
+import { rateHistory, type RateLevel, type RateRow, type RateType } from "./store.js";
 
 /** The entity a rate belongs to: its ids and the project that decides who may see and change it. */
 export interface RateEntity {
@@ -25,12 +25,8 @@ export type RateActor = Pick<WorkspaceScope, "workspace" | "workspaceId" | "user
 /** The entity of a stored rate. */
 export const entityOfRate = (row: RateRow): RateEntity => ({ level: row.level, id: row.level_id, projectId: row.project_id ?? row.level_id, projectUserId: row.project_user_id, taskId: row.task_id });
 
-/** The entity's live (not replaced) rates of a type, by start; locked for a change with `lock`. */
-export async function liveRates(q: Knex, workspace: number, entity: RateEntity, type: RateType, lock: boolean): Promise<RateRow[]> {
-  const query = rates.query(q, workspace).where({ level: entity.level, level_id: entity.id, type }).whereNull("deleted_at").orderBy("start").orderBy("id");
-  if (lock) query.forUpdate();
-  return (await query).map((raw: Record<string, unknown>) => rates.read(raw));
-}
+/** The entity's rates of a type. */
+export const rateKey = (workspace: number, entity: RateEntity, type: RateType): RateKey => ({ workspace, level: entity.level, levelId: entity.id, type });
 
 /**
  * The entity's current value (`rate`, or a project user's `labour_cost` for labor costs) follows
@@ -38,10 +34,7 @@ export async function liveRates(q: Knex, workspace: number, entity: RateEntity, 
  * applied, so the rates scheduler leaves it alone.
  */
 export async function applyCurrentRate(trx: Knex.Transaction, emit: Emit, actor: RateActor, entity: RateEntity, type: RateType, now: Date): Promise<void> {
-  const live = await liveRates(trx, actor.workspace, entity, type, true);
-  const begun = live.filter((r) => r.start <= now && r.applied_at === null).map((r) => r.id);
-  if (begun.length) await rates.query(trx, actor.workspace).whereIn("id", begun).update({ applied_at: now });
-  const current = currentRate(live, now);
+  const current = await rateHistory.begin(trx, rateKey(actor.workspace, entity, type), now);
   if (current) await setEntityRate(trx, emit, actor, entity, type, current.amount, now);
 }
 

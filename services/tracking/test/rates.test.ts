@@ -7,11 +7,11 @@ import { eventObject, trackingWorld } from "./tracking-support.js";
 import type { TrackingService } from "../index.js";
 import { ProjectSchema } from "../../../gen/tracking/v1/projects_pb.js";
 import {
-  rateAccessDenied, rateAmountInvalid, rateEntityInvalid, rateLevelElsewhere, rateLevelInvalid, rateModeInvalid, rateModeOrStartMissing,
+  rateAccessDenied, rateAmountInvalid, rateEntityInvalid, rateLevelInvalid, rateModeInvalid, rateModeOrStartMissing,
   ratePayloadMissing, rateStartInvalid, rateTaskMissing, rateTypeInvalid,
 } from "../errors.js";
 
-/** Rates of projects, project users and tasks: their history, and the entity's current rate. */
+/** Rates of projects, project users and tasks: their history, and the entity's current rate (workspace levels: rates-levels.test.ts). */
 
 const clock = new ManualClock(new Date("2026-03-15T12:00:00Z"));
 const sys: TestSystem = await startTestSystem(t, { clock });
@@ -85,8 +85,6 @@ t.test("bad bodies are refused with the rule's message", async (t) => {
   const cases: [unknown, string][] = [
     [{}, ratePayloadMissing().rawMessage],
     [{ ...ok, level: "team" }, rateLevelInvalid().rawMessage],
-    [{ ...ok, level: "workspace" }, rateLevelElsewhere("workspace").rawMessage],
-    [{ ...ok, level: "workspace_user" }, rateLevelElsewhere("workspace_user").rawMessage],
     [{ ...ok, type: "costs" }, rateTypeInvalid().rawMessage],
     [{ ...ok, amount: 0 }, rateAmountInvalid().rawMessage],
     [{ ...ok, amount: undefined }, rateAmountInvalid().rawMessage],
