@@ -12,8 +12,10 @@ import { RateScheduler } from "./rates/scheduler.js";
 import { SecretBox } from "../../lib/secret-box.js";
 import { ImportWorker } from "./imports/worker.js";
 import { InvitationService } from "../../gen/accounts/v1/invitations_pb.js";
+import { GroupService } from "../../gen/accounts/v1/groups_pb.js";
 import { ExportWorker } from "./exports/worker.js";
 import { WorkspaceRateService } from "../../gen/accounts/v1/rates_pb.js";
+import { ImportAdoptions } from "./imports/adoption.js";
 
 /** The tracking service as tests see it: its reminder and scheduled report schedulers can be run at once. */
 export interface TrackingService extends ServiceInstance {
@@ -22,6 +24,7 @@ export interface TrackingService extends ServiceInstance {
   rates: RateScheduler;
   imports: ImportWorker;
   exports: ExportWorker;
+  adoptions: ImportAdoptions;
 }
 
 /** The tracking service: clients, projects, tasks, tags, project users and groups, time entries, alerts, track reminders, saved and scheduled reports. */
@@ -33,7 +36,8 @@ export const createTrackingService = async (deps: ServiceDeps): Promise<Tracking
   const reminders = new ReminderScheduler(storage, identity, deps);
   const rates = new RateScheduler(storage, deps);
   const box = new SecretBox(deps.config.encryptionKey);
-  const imports = new ImportWorker(storage, { identity, invitations: deps.directory.peerClient("accounts", InvitationService), memberScope: access.member }, deps);
+  const imports = new ImportWorker(storage, { identity, invitations: deps.directory.peerClient("accounts", InvitationService), groups: deps.directory.peerClient("accounts", GroupService), memberScope: access.member }, deps);
+  const adoptions = new ImportAdoptions(storage, deps.bus, deps);
   const scheduledReports = new ScheduledReportScheduler(storage, identity, { clock: deps.clock, log: deps.log, box, publicUrl: deps.config.publicUrl, memberScope: access.member });
   const { exportDir, exportRetentionDays } = deps.config;
   const exportWorker = new ExportWorker(storage, { clock: deps.clock, log: deps.log, directory: deps.directory, identity, memberScope: access.member, publicUrl: deps.config.publicUrl, dir: exportDir, retentionDays: exportRetentionDays });
@@ -50,13 +54,16 @@ export const createTrackingService = async (deps: ServiceDeps): Promise<Tracking
       rates.start();
       imports.start();
       exportWorker.start();
+      await adoptions.start();
     },
     reminders,
     scheduledReports,
     rates,
     imports,
     exports: exportWorker,
+    adoptions,
     close: async () => {
+      await adoptions.stop();
       await reminders.stop();
       await scheduledReports.stop();
       await rates.stop();

@@ -8,8 +8,9 @@ import { timeEntries, type TimeEntryRow } from "../time-entries/store.js";
  * The time entries of an export as the v9 API answers them, one JSON array per UTC year of their
  * start, read from the database a page at a time (seeking on start and id, the order of the
  * `(workspace_id, start)` and `(user_id, start)` indexes) and written as they are read: an export
- * never holds more than a page. Deleted entries are not exported (the API answers them only as
- * `since` changes); a running entry is, with the negative duration the API answers for it.
+ * never holds more than a page. A running entry is exported with the negative duration the API
+ * answers for it; a workspace's deleted entries (the API answers them as `since` changes) go into
+ * files of their own, so that the year files hold what the API lists.
  */
 
 /** Entries read and written per query. */
@@ -19,6 +20,7 @@ export const ENTRY_PAGE = 1000;
 export type EntrySource = () => Knex.QueryBuilder;
 
 export const workspaceEntries = (db: Knex, workspace: number): EntrySource => () => timeEntries.query(db, workspace).whereNull("server_deleted_at");
+export const deletedWorkspaceEntries = (db: Knex, workspace: number): EntrySource => () => timeEntries.query(db, workspace).whereNotNull("server_deleted_at");
 export const usersEntries = (db: Knex, userId: number): EntrySource => () => db(timeEntries.table).where("user_id", userId).whereNull("server_deleted_at");
 
 const yearStart = (year: number) => new Date(Date.UTC(year, 0, 1));

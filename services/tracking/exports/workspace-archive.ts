@@ -1,11 +1,12 @@
 import { create, type JsonValue } from "@bufbuild/protobuf";
-import type { Client } from "@connectrpc/connect";
-import { GroupService, ListWorkspaceGroupsResponseSchema } from "../../../gen/accounts/v1/groups_pb.js";
+import { ConnectError, type Client } from "@connectrpc/connect";
+import { GroupService, ListGroupsResponseSchema, ListWorkspaceGroupsResponseSchema } from "../../../gen/accounts/v1/groups_pb.js";
 import type { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { ListWorkspaceUsersResponseSchema, WorkspaceUserService } from "../../../gen/accounts/v1/workspace_users_pb.js";
 import { GetWorkspaceResponseSchema, WorkspaceService } from "../../../gen/accounts/v1/workspaces_pb.js";
 import { AlertService, ListAlertsResponseSchema } from "../../../gen/tracking/v1/alerts_pb.js";
 import { ClientService, ListClientsResponseSchema } from "../../../gen/tracking/v1/clients_pb.js";
+import { ListProjectGroupsResponseSchema, ProjectGroupService } from "../../../gen/tracking/v1/project_groups_pb.js";
 import { ListProjectUsersResponseSchema, ProjectUserService } from "../../../gen/tracking/v1/project_users_pb.js";
 import { ListProjectsResponseSchema, ProjectService } from "../../../gen/tracking/v1/projects_pb.js";
 import { ListTrackRemindersResponseSchema, TrackReminderService } from "../../../gen/tracking/v1/reminders_pb.js";
@@ -25,12 +26,27 @@ import type { TrackingScope } from "../scope.js";
 import { allPages, answerBody, asUser } from "./answers.js";
 import { jsonEntry, type ArchiveEntry } from "./files.js";
 import type { WorkspaceObject } from "./rules.js";
-import { ENTRY_PAGE, entriesOfYear, entryYears, workspaceEntries } from "./time-entries.js";
+import { MAX_LIST_PROJECTS } from "../project-users/rules.js";
+import { deletedWorkspaceEntries, ENTRY_PAGE, entriesOfYear, entryYears, workspaceEntries, type EntrySource } from "./time-entries.js";
 
 export interface WorkspaceArchiveDeps {
   db: Knex;
   directory: Directory;
   identity: Client<typeof IdentityService>;
+}
+
+/**
+ * The real file's names of fields our answers name otherwise (`uid` for `user_id`, `labor_cost`
+ * for `labour_cost` ...), added beside ours, so that tools written for the real file read ours.
+ */
+function withRealNames(items: JsonValue, names: Record<string, string>): JsonValue {
+  if (!Array.isArray(items)) return items;
+  return items.map((item) => {
+    const o = item as Record<string, JsonValue>;
+    const extra: Record<string, JsonValue> = {};
+    for (const [real, ours] of Object.entries(names)) if (!(real in o) && ours in o) extra[real] = o[ours];
+    return { ...o, ...extra };
+  });
 }
 
 /** Lists grouped by the project they belong to (tasks, project users), for the per-project files. */
@@ -84,16 +100,34 @@ export async function workspaceArchive(deps: WorkspaceArchiveDeps, scope: Tracki
   }
   if (wanted.has("projects_users")) {
     const answer = await directory.client("tracking", ProjectUserService).listProjectUsers({ workspaceId }, as);
-    const users = byProject(answerBody(ListProjectUsersResponseSchema, answer, "project_users") as JsonValue[]);
+    const users = byProject(withRealNames(answerBody(ListProjectUsersResponseSchema, answer, "project_users"), { labor_cost: "labour_cost", labor_cost_last_updated: "labour_cost_last_updated" }) as JsonValue[]);
     for (const pid of projectIds) add(layout.projectUsersFile(String(pid)), users.get(pid) ?? []);
+    // Ours: the groups given the projects (the real layout has no file for them).
+    const groupClient = directory.client("tracking", ProjectGroupService);
+    const groups: JsonValue[] = [];
+    for (let i = 0; i < projectIds.length; i += MAX_LIST_PROJECTS) {
+      const answer = await groupClient.listProjectGroups({ workspaceId, projectIds: projectIds.slice(i, i + MAX_LIST_PROJECTS).join(",") }, as);
+      groups.push(...(answerBody(ListProjectGroupsResponseSchema, answer, "project_groups") as JsonValue[]));
+    }
+    add(layout.PROJECT_GROUPS_FILE, groups);
   }
   if (wanted.has("workspace_users")) {
     const answer = await directory.client("accounts", WorkspaceUserService).listWorkspaceUsers({ workspaceId }, as);
-    add(layout.WORKSPACE_USERS_FILE, answerBody(ListWorkspaceUsersResponseSchema, answer, "workspace_users"));
+    add(layout.WORKSPACE_USERS_FILE, withRealNames(answerBody(ListWorkspaceUsersResponseSchema, answer, "workspace_users"), { uid: "user_id", wid: "workspace_id", labor_cost: "labour_cost" }));
   }
   if (wanted.has("user_groups")) {
     const answer = await directory.client("accounts", GroupService).listWorkspaceGroups({ workspaceId }, as);
     add(layout.USER_GROUPS_FILE, answerBody(ListWorkspaceGroupsResponseSchema, answer, "groups"));
+    // Ours: their members, as the organization's endpoint answers them (to those it lets see them:
+    // a workspace admin who is no organization admin exports the groups without their members).
+    const members = await directory
+      .client("accounts", GroupService)
+      .listGroups({ organizationId: scope.organizationId, workspace: String(workspaceId) }, as)
+      .catch((err: unknown) => {
+        if (err instanceof ConnectError) return undefined;
+        throw err;
+      });
+    if (members) add(layout.GROUP_MEMBERS_FILE, answerBody(ListGroupsResponseSchema, members, "groups"));
   }
   if (wanted.has("alerts")) add(layout.ALERTS_FILE, answerBody(ListAlertsResponseSchema, await directory.client("tracking", AlertService).listAlerts({ workspaceId }, as), "alerts"));
   if (wanted.has("tracking_reminders")) {
@@ -136,7 +170,9 @@ async function timeEntryFiles(deps: WorkspaceArchiveDeps, scope: TrackingScope, 
   const { db, identity } = deps;
   const source = workspaceEntries(db, scope.workspace);
   const years = await entryYears(source);
-  const entries: ArchiveEntry[] = years.map((year) => ({ name: layout.timeEntriesFile(year), content: () => entriesOfYear(db, source, year, checkpoint) }));
+  const deleted = deletedWorkspaceEntries(db, scope.workspace);
+  const perYear = (from: EntrySource, of: number[], name: (year: number) => string) => of.map((year) => ({ name: name(year), content: () => entriesOfYear(db, from, year, checkpoint) }));
+  const entries: ArchiveEntry[] = [...perYear(source, years, layout.timeEntriesFile), ...perYear(deleted, await entryYears(deleted), layout.deletedTimeEntriesFile)];
   // A year either side: the requester's zone may put an entry into a neighbouring year.
   const first = Math.max(yearOf(FIRST_REPORT_DAY), (years[0] ?? now.getUTCFullYear()) - 1);
   const last = Math.min(yearOf(LAST_REPORT_DAY) - 1, (years[years.length - 1] ?? first) + 1);

@@ -6,9 +6,11 @@ import { newProjectRow } from "../projects/changes.js";
 import { tasks } from "../tasks/store.js";
 import { liveName, tags } from "../tags/store.js";
 import { projectUsers } from "../project-users/store.js";
+import { projectGroups } from "../project-groups/store.js";
 import { timeEntries, type TimeEntryRow } from "../time-entries/store.js";
 import { runningDuration } from "../time-entries/rules.js";
-import { entryKey, nameKey, projectKey, taskKey, type ImportedEntry } from "./rules.js";
+import type { ProjectRow } from "../projects/store.js";
+import { entryKey, nameKey, projectKey, taskKey, type ImportedEntry, type ImportedProject } from "./rules.js";
 import type { ImportContent } from "./sources.js";
 import { ORIGINS, originsAt, type ImportCounts } from "./store.js";
 
@@ -24,6 +26,8 @@ export interface ImportTarget {
   /** The importing admin's scope: creator of what the import makes, owner of the entries of people without an account. */
   scope: WorkspaceScope;
   members: Map<string, number>;
+  /** The organization's groups visible in the workspace, by the key of their name (those the files name created beforehand; a dry run's stand-ins negative). */
+  groups: Map<string, number>;
   write: boolean;
   now: Date;
 }
@@ -57,7 +61,7 @@ export async function writeCatalog(db: Knex, target: ImportTarget, content: Impo
     const found = ids.clients.has(key);
     tally("clients", !found);
     if (found) continue;
-    ids.clients.set(key, write ? (await clients.insert(db as Knex.Transaction, { workspace_id: workspace, name: client.name, notes: null, archived: client.archived, creator_id: creator, created_at: now, at: now })).id : standIn());
+    ids.clients.set(key, write ? (await clients.insert(db as Knex.Transaction, { workspace_id: workspace, name: client.name, notes: client.notes, archived: client.archived, creator_id: creator, created_at: now, at: now })).id : standIn());
   }
 
   const liveProjects = (await projects.query(db, workspace).whereNull("server_deleted_at")).map((raw: Record<string, unknown>) => projects.read(raw));
@@ -69,7 +73,7 @@ export async function writeCatalog(db: Knex, target: ImportTarget, content: Impo
     let id = standIn();
     if (write) {
       const clientId = project.client === null ? null : ids.clients.get(nameKey(project.client))!;
-      const row = await newProjectRow(db as Knex.Transaction, scope, { name: project.name, client_id: clientId, active: project.active, is_private: project.isPrivate, ...(project.color ? { color: project.color } : {}), ...(scope.premium && project.billable !== null ? { billable: project.billable } : {}) }, now);
+      const row = await newProjectRow(db as Knex.Transaction, scope, projectColumns(project, clientId, scope.premium, now), now);
       id = (await projects.insert(db as Knex.Transaction, row)).id;
     }
     ids.projects.set(key, id);
@@ -89,7 +93,14 @@ export async function writeCatalog(db: Knex, target: ImportTarget, content: Impo
     ids.tasks.set(
       key,
       write
-        ? (await tasks.insert(db as Knex.Transaction, { workspace_id: workspace, project_id: projectId, name: task.name, sort_name: task.name.toLowerCase(), active: task.active, user_id: null, estimated_seconds: null, rate: null, rate_last_updated: null, creator_id: creator, created_at: now, at: now, server_deleted_at: null })).id
+        ? (
+            await tasks.insert(db as Knex.Transaction, {
+              workspace_id: workspace, project_id: projectId, name: task.name, sort_name: task.name.toLowerCase(), active: task.active,
+              // An assignee without an account here is nobody (as for project users).
+              user_id: task.assignee === null ? null : (target.members.get(task.assignee) ?? null),
+              estimated_seconds: task.estimatedSeconds, ...rated(task.rate, now), creator_id: creator, created_at: now, at: now, server_deleted_at: null,
+            })
+          ).id
         : standIn(),
     );
   }
@@ -115,9 +126,51 @@ export async function writeCatalog(db: Knex, target: ImportTarget, content: Impo
     tally("project_users", !existing.has(key));
     if (existing.has(key)) continue;
     existing.add(key);
-    if (write) await projectUsers.insert(db as Knex.Transaction, { workspace_id: workspace, project_id: projectId, user_id: userId, manager: pu.manager, rate: null, labour_cost: null, rate_last_updated: null, labour_cost_last_updated: null, at: now });
+    if (write) {
+      await projectUsers.insert(db as Knex.Transaction, {
+        workspace_id: workspace, project_id: projectId, user_id: userId, manager: pu.manager, ...rated(pu.rate, now),
+        labour_cost: pu.labourCost === null ? null : Math.round(pu.labourCost), labour_cost_last_updated: pu.labourCost === null ? null : now, at: now,
+      });
+    }
+  }
+
+  // Groups given projects: the groups themselves are the organization's (created beforehand, `target.groups`).
+  const given = new Set((await projectGroups.list(db, workspace)).map((r) => `${r.project_id}:${r.group_id}`));
+  for (const pg of content.projectGroups) {
+    const projectId = ids.projects.get(projectKey(pg.project))!;
+    const groupId = target.groups.get(nameKey(pg.group));
+    // A group the importer could not create (no organization rights) gives no project.
+    if (groupId === undefined) continue;
+    const key = `${projectId}:${groupId}`;
+    if (given.has(key)) continue;
+    given.add(key);
+    if (write) await projectGroups.insert(db as Knex.Transaction, { workspace_id: workspace, project_id: projectId, group_id: groupId, at: now });
   }
   return ids;
+}
+
+/** A rate as the entity's columns keep it: the amount, and when it was last set (now, the import). */
+const rated = (rate: number | null, now: Date) => ({ rate, rate_last_updated: rate === null ? null : now });
+
+/**
+ * The columns of a project the files describe: what they say of it, else what a project created
+ * through the API then gets; billable, rates, fee and currency only in a premium workspace (the
+ * projects endpoints take them only there).
+ */
+function projectColumns(project: ImportedProject, clientId: number | null, premium: boolean, now: Date): Partial<ProjectRow> {
+  const columns: Partial<ProjectRow> = {
+    name: project.name, client_id: clientId, active: project.active, is_private: project.isPrivate,
+    estimated_seconds: project.estimatedSeconds, end_date: project.endDate,
+  };
+  if (project.color) columns.color = project.color;
+  if (project.startDate) columns.start_date = project.startDate;
+  if (project.autoEstimates !== null) columns.auto_estimates = project.autoEstimates;
+  if (premium) {
+    if (project.billable !== null) columns.billable = project.billable;
+    if (project.currency !== null) columns.currency = project.currency;
+    Object.assign(columns, { fixed_fee: project.fixedFee, ...rated(project.rate, now) });
+  }
+  return columns;
 }
 
 /** The owner key of an entry (entryKey's first part): a member, or the address of someone without an account. */
@@ -136,12 +189,12 @@ export async function writeEntries(db: Knex, target: ImportTarget, ids: CatalogI
   const starts = [...new Set(batch.map((e) => e.start.getTime()))].map((ms) => new Date(ms));
   const owners = [...new Set(batch.map((e) => target.members.get(e.email) ?? importer))];
   // The entries there already that a batch's entry can be: its owners', at its starts.
-  const stored = await timeEntries.query(db, workspace).whereIn("start", starts).whereIn("user_id", owners).whereNull("server_deleted_at").select("id", "user_id", "start", "duration", "description", "project_id");
+  const stored = await timeEntries.query(db, workspace).whereIn("start", starts).whereIn("user_id", owners).select("id", "user_id", "start", "duration", "description", "project_id", "server_deleted_at");
   const origins = owners.includes(importer) ? await originsAt(db, workspace, starts) : new Map<number, string>();
   const seen = new Set(
     stored.map((raw: Record<string, unknown>) => {
       const r = timeEntries.read(raw);
-      return entryKey(origins.has(r.id) ? addressKey(origins.get(r.id)!) : memberKey(r.user_id), r.start, r.duration < 0 ? -1 : r.duration, r.description, r.project_id);
+      return entryKey(origins.has(r.id) ? addressKey(origins.get(r.id)!) : memberKey(r.user_id), r.start, r.duration < 0 ? -1 : r.duration, r.description, r.project_id, r.server_deleted_at !== null);
     }),
   );
   const running = new Set<number>(batch.some((e) => e.duration < 0) ? (await db(timeEntries.table).whereIn("running_user_id", owners).select("running_user_id")).map((r: { running_user_id: number }) => Number(r.running_user_id)) : []);
@@ -152,8 +205,9 @@ export async function writeEntries(db: Knex, target: ImportTarget, ids: CatalogI
     const member = target.members.get(entry.email);
     const userId = member ?? importer;
     const projectId = entry.project ? ids.projects.get(projectKey(entry.project))! : null;
-    const key = entryKey(member !== undefined ? memberKey(member) : addressKey(entry.email), entry.start, entry.duration, entry.description, projectId);
-    const runs = entry.duration < 0;
+    const key = entryKey(member !== undefined ? memberKey(member) : addressKey(entry.email), entry.start, entry.duration, entry.description, projectId, entry.deleted);
+    // A deleted entry never runs (its stop is its start).
+    const runs = entry.duration < 0 && !entry.deleted;
     if (seen.has(key) || (runs && running.has(userId))) {
       counts.skipped.time_entries++;
       continue;
@@ -171,15 +225,15 @@ export async function writeEntries(db: Knex, target: ImportTarget, ids: CatalogI
       description: entry.description,
       billable: entry.billable,
       start: entry.start,
-      stop: runs ? null : new Date(entry.start.getTime() + entry.duration * 1000),
-      duration: runs ? runningDuration(entry.start) : entry.duration,
+      stop: runs ? null : new Date(entry.start.getTime() + Math.max(entry.duration, 0) * 1000),
+      duration: runs ? runningDuration(entry.start) : Math.max(entry.duration, 0),
       running_user_id: runs ? userId : null,
       tag_ids: [...new Set(entry.tags.map((t) => ids.tags.get(nameKey(t))!))],
       shared_with_user_ids: [],
       created_with: "import",
       created_at: now,
       at: now,
-      server_deleted_at: null,
+      server_deleted_at: entry.deleted ? now : null,
     };
     if (member === undefined) adopted.push({ row, email: entry.email });
     else plain.push(row);

@@ -1,3 +1,4 @@
+import { CreateGroupRequestSchema } from "../../../gen/accounts/v1/groups_pb.js";
 import { CreateClientRequestSchema } from "../../../gen/tracking/v1/clients_pb.js";
 import { ProjectInputSchema } from "../../../gen/tracking/v1/projects_pb.js";
 import { TaskInputSchema } from "../../../gen/tracking/v1/tasks_pb.js";
@@ -22,6 +23,7 @@ export interface ProjectRef {
 export interface ImportedClient {
   name: string;
   archived: boolean;
+  notes: string | null;
 }
 
 export interface ImportedProject extends ProjectRef {
@@ -29,18 +31,49 @@ export interface ImportedProject extends ProjectRef {
   isPrivate: boolean;
   color: string | null;
   billable: boolean | null;
+  /** `YYYY-MM-DD`; null: the day of the import, as for a project created then. */
+  startDate: string | null;
+  endDate: string | null;
+  estimatedSeconds: number | null;
+  autoEstimates: boolean | null;
+  rate: number | null;
+  currency: string | null;
+  fixedFee: number | null;
 }
+
+/** A project named only by an entry (a CSV row): what a project created through the API has. */
+export const plainProject = (ref: ProjectRef): ImportedProject => ({
+  ...ref, active: true, isPrivate: false, color: null, billable: null, startDate: null, endDate: null, estimatedSeconds: null, autoEstimates: null, rate: null, currency: null, fixedFee: null,
+});
 
 export interface ImportedTask {
   project: ProjectRef;
   name: string;
   active: boolean;
+  estimatedSeconds: number | null;
+  rate: number | null;
+  /** The assignee's address (a member's here, or nobody). */
+  assignee: string | null;
 }
 
 export interface ImportedProjectUser {
   project: ProjectRef;
   email: string;
   manager: boolean;
+  rate: number | null;
+  labourCost: number | null;
+}
+
+/** A group of the organization: its name and, when the files say, its members' addresses. */
+export interface ImportedGroup {
+  name: string;
+  members: string[];
+}
+
+/** A group of the organization given a project, by the group's name. */
+export interface ImportedProjectGroup {
+  project: ProjectRef;
+  group: string;
 }
 
 export interface ImportedEntry {
@@ -56,6 +89,8 @@ export interface ImportedEntry {
   /** Seconds; -1 for an entry that still runs. */
   duration: number;
   tags: string[];
+  /** Deleted where it comes from (our own JSON): imported deleted, as the API answers it among `since` changes. */
+  deleted: boolean;
 }
 
 /** The longest duration an entry may have: a year. */
@@ -68,6 +103,9 @@ export const NAME_LIMITS = {
   task: declaredMaxLength(TaskInputSchema.field.name),
   tag: declaredMaxLength(CreateTagRequestSchema.field.name),
   description: declaredMaxLength(TimeEntryBodySchema.field.description),
+  group: declaredMaxLength(CreateGroupRequestSchema.field.name),
+  notes: declaredMaxLength(CreateClientRequestSchema.field.notes),
+  currency: 3,
 };
 
 /** The key of a name where case does not make a new one (clients, tags, projects within a client, tasks within a project). */
@@ -196,10 +234,39 @@ export function importedDescription(raw: unknown, where: string): string | null 
   return raw;
 }
 
+/** An optional amount (a rate, a fee): null, or a finite number from 0 to a billion (what the rates endpoints take). */
+export function importedAmount(raw: unknown, field: string, where: string): number | null {
+  if (raw === null || raw === undefined) return null;
+  if (typeof raw !== "number" || !Number.isFinite(raw) || raw < 0 || raw > 1_000_000_000) throw importFileInvalid(where, `${field} must be a number from 0 to 1000000000`);
+  return raw;
+}
+
+/** Optional seconds (an estimate): null, or a whole number from 0 to 100 years. */
+export function importedSeconds(raw: unknown, field: string, where: string): number | null {
+  if (raw === null || raw === undefined) return null;
+  if (typeof raw !== "number" || !Number.isSafeInteger(raw) || raw < 0 || raw > 100 * 366 * 86_400) throw importFileInvalid(where, `${field} must be a whole number of seconds`);
+  return raw;
+}
+
+/** An optional day: null, or `YYYY-MM-DD`. */
+export function importedDay(raw: unknown, field: string, where: string): string | null {
+  if (raw === null || raw === undefined || raw === "") return null;
+  if (typeof raw !== "string" || !parseDay(raw)) throw importFileInvalid(where, `invalid ${field} ${JSON.stringify(raw)}: expected YYYY-MM-DD`);
+  return raw;
+}
+
+/** Optional text (a client's notes, a currency): null, or a string within its limit. */
+export function importedText(raw: unknown, what: "notes" | "currency", where: string): string | null {
+  if (raw === null || raw === undefined || raw === "") return null;
+  if (typeof raw !== "string") throw importFileInvalid(where, `${what} must be a string`);
+  if ([...raw].length > NAME_LIMITS[what]) throw importFileInvalid(where, `${what} is longer than ${NAME_LIMITS[what]} characters`);
+  return raw;
+}
+
 /**
  * The identity of a time entry, the same for the same entry in any file: its owner (a user, or
  * the address of someone without an account), start, duration, description and project.
  */
-export function entryKey(owner: string, start: Date, duration: number, description: string | null, projectId: number | null): string {
-  return `${owner}\u0000${start.getTime() / 1000}\u0000${duration}\u0000${description ?? ""}\u0000${projectId ?? 0}`;
+export function entryKey(owner: string, start: Date, duration: number, description: string | null, projectId: number | null, deleted = false): string {
+  return `${owner}\u0000${start.getTime() / 1000}\u0000${duration}\u0000${description ?? ""}\u0000${projectId ?? 0}${deleted ? "\u0000deleted" : ""}`;
 }

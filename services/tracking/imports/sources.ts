@@ -11,16 +11,23 @@ import {
   csvTags,
   importedDescription,
   importedEmail,
+  importedAmount,
+  importedDay,
   importedName,
+  importedSeconds,
+  importedText,
   jsonInstant,
   nameKey,
   optionalName,
+  plainProject,
   projectKey,
   taskKey,
   wallClock,
   type ImportedClient,
   type ImportedEntry,
+  type ImportedGroup,
   type ImportedProject,
+  type ImportedProjectGroup,
   type ImportedProjectUser,
   type ImportedTask,
   type ProjectRef,
@@ -51,6 +58,9 @@ export interface ImportContent {
   tasks: Map<string, ImportedTask>;
   tags: Map<string, string>;
   projectUsers: ImportedProjectUser[];
+  /** The organization's groups the files name (`user_groups.json`, members from our `groups.json`), by the key of their name. */
+  groups: Map<string, ImportedGroup>;
+  projectGroups: ImportedProjectGroup[];
   /** Everyone the files name (workspace users, owners of entries): address to name. */
   people: Map<string, string>;
   entries: number;
@@ -63,6 +73,8 @@ export interface ImportContentJson {
   tasks: [string, ImportedTask][];
   tags: [string, string][];
   projectUsers: ImportedProjectUser[];
+  groups?: [string, ImportedGroup][];
+  projectGroups?: ImportedProjectGroup[];
   people: [string, string][];
   entries: number;
 }
@@ -73,6 +85,8 @@ export const contentJson = (c: ImportContent): ImportContentJson => ({
   tasks: [...c.tasks],
   tags: [...c.tags],
   projectUsers: c.projectUsers,
+  groups: [...c.groups],
+  projectGroups: c.projectGroups,
   people: [...c.people],
   entries: c.entries,
 });
@@ -83,27 +97,29 @@ export const contentOf = (j: ImportContentJson): ImportContent => ({
   tasks: new Map(j.tasks),
   tags: new Map(j.tags),
   projectUsers: j.projectUsers,
+  groups: new Map(j.groups ?? []),
+  projectGroups: j.projectGroups ?? [],
   people: new Map(j.people),
   entries: j.entries,
 });
 
 export type EntrySink = (entry: ImportedEntry) => void | Promise<void>;
 
-const emptyContent = (): ImportContent => ({ clients: new Map(), projects: new Map(), tasks: new Map(), tags: new Map(), projectUsers: [], people: new Map(), entries: 0 });
+const emptyContent = (): ImportContent => ({ clients: new Map(), projects: new Map(), tasks: new Map(), tags: new Map(), projectUsers: [], groups: new Map(), projectGroups: [], people: new Map(), entries: 0 });
 
 /** Adds what an entry names to the content (what the first read makes sure exists before entries are written). */
 function noteEntry(content: ImportContent, entry: ImportedEntry): void {
   content.entries++;
   if (!content.people.has(entry.email)) content.people.set(entry.email, "");
   if (entry.project) {
-    addProject(content, { ...entry.project, active: true, isPrivate: false, color: null, billable: null });
-    if (entry.task) addTask(content, { project: entry.project, name: entry.task, active: true });
+    addProject(content, plainProject(entry.project));
+    if (entry.task) addTask(content, { project: entry.project, name: entry.task, active: true, estimatedSeconds: null, rate: null, assignee: null });
   }
   for (const tag of entry.tags) if (!content.tags.has(nameKey(tag))) content.tags.set(nameKey(tag), tag);
 }
 
 function addProject(content: ImportContent, project: ImportedProject): void {
-  if (project.client !== null && !content.clients.has(nameKey(project.client))) content.clients.set(nameKey(project.client), { name: project.client, archived: false });
+  if (project.client !== null && !content.clients.has(nameKey(project.client))) content.clients.set(nameKey(project.client), { name: project.client, archived: false, notes: null });
   if (!content.projects.has(projectKey(project))) content.projects.set(projectKey(project), project);
 }
 
@@ -191,6 +207,7 @@ function csvEntry(record: string[], index: Record<CsvColumn, number>, where: str
     start: wallClock(cell("Start date"), cell("Start time"), timeZone, where),
     duration: csvDuration(cell("Duration"), where),
     tags: csvTags(cell("Tags"), where),
+    deleted: false,
   };
 }
 
@@ -240,8 +257,8 @@ function flagOf(item: Item, field: string, where: string, fallback: boolean | nu
 }
 
 /** The files of the real service's layout that an import reads, or checks as JSON though it takes nothing from them. */
-const KNOWN_FILES = [layout.CLIENTS_FILE, layout.PROJECTS_FILE, layout.TAGS_FILE, layout.WORKSPACE_USERS_FILE];
-const CHECKED_ONLY = [layout.USER_GROUPS_FILE, layout.ALERTS_FILE, layout.TRACKING_REMINDERS_FILE, layout.SCHEDULED_REPORTS_FILE, layout.WORKSPACE_SETTINGS_FILE];
+const KNOWN_FILES = [layout.CLIENTS_FILE, layout.PROJECTS_FILE, layout.TAGS_FILE, layout.WORKSPACE_USERS_FILE, layout.USER_GROUPS_FILE];
+const CHECKED_ONLY = [layout.ALERTS_FILE, layout.TRACKING_REMINDERS_FILE, layout.SCHEDULED_REPORTS_FILE, layout.WORKSPACE_SETTINGS_FILE];
 
 /** The project id of a per-project file (`tasks/<id>.json`), or undefined for another name. */
 function perProjectId(name: string, dir: string, fileOf: (id: string) => string): string | undefined {
@@ -250,12 +267,13 @@ function perProjectId(name: string, dir: string, fileOf: (id: string) => string)
   return /^\d+$/.test(id) && fileOf(id) === name ? id : undefined;
 }
 
-/** The year of a time entries file (`time_entries/<year>.json`), or undefined. */
-function entriesYear(name: string): number | undefined {
-  if (!name.startsWith(layout.TIME_ENTRIES_DIR)) return undefined;
-  const year = Number(name.slice(layout.TIME_ENTRIES_DIR.length).replace(/\.json$/, ""));
-  return Number.isInteger(year) && layout.timeEntriesFile(year) === name ? year : undefined;
+/** The year of a time entries file (`time_entries/<year>.json`, or our deleted entries' `workhub/deleted_time_entries/<year>.json`), or undefined. */
+function entriesYear(name: string, dir = layout.TIME_ENTRIES_DIR, fileOf = layout.timeEntriesFile): number | undefined {
+  if (!name.startsWith(dir)) return undefined;
+  const year = Number(name.slice(dir.length).replace(/\.json$/, ""));
+  return Number.isInteger(year) && fileOf(year) === name ? year : undefined;
 }
+const deletedEntriesYear = (name: string) => entriesYear(name, layout.DELETED_TIME_ENTRIES_DIR, layout.deletedTimeEntriesFile);
 
 async function readWorkspaceArchive(file: string, data: Buffer, content: ImportContent, timeZone: string, sink: EntrySink): Promise<void> {
   const archive = await openArchive(file, data);
@@ -267,8 +285,12 @@ async function readWorkspaceArchive(file: string, data: Buffer, content: ImportC
       .map((e) => e.name)
       .filter((n) => entriesYear(n) !== undefined)
       .sort((a, b) => entriesYear(a)! - entriesYear(b)!);
+    const deletedYearFiles = archive.entries
+      .map((e) => e.name)
+      .filter((n) => deletedEntriesYear(n) !== undefined)
+      .sort((a, b) => deletedEntriesYear(a)! - deletedEntriesYear(b)!);
     const csv = names.has(layout.DETAILED_CSV_FILE);
-    if (![...KNOWN_FILES, ...CHECKED_ONLY].some((n) => names.has(n)) && yearFiles.length === 0 && !csv) {
+    if (![...KNOWN_FILES, ...CHECKED_ONLY].some((n) => names.has(n)) && yearFiles.length === 0 && deletedYearFiles.length === 0 && !csv) {
       throw importFileInvalid(file, `not a workspace export: none of ${KNOWN_FILES.join(", ")} in it`);
     }
     for (const name of CHECKED_ONLY) if (names.has(name)) await jsonOf(archive, file, name);
@@ -277,7 +299,8 @@ async function readWorkspaceArchive(file: string, data: Buffer, content: ImportC
     const people = new Map<number, string>();
     for (const { item, where } of await listOf(archive, names, file, layout.WORKSPACE_USERS_FILE)) {
       const email = importedEmail(item.email, where);
-      people.set(idOf(item, "uid", where), email);
+      // `uid` in the real file; `user_id` in the v9 answer it mirrors.
+      people.set(idOf(item, item.uid === undefined ? "user_id" : "uid", where), email);
       content.people.set(email, typeof item.name === "string" ? item.name : "");
     }
     const personOf = (id: number, where: string) => {
@@ -290,7 +313,7 @@ async function readWorkspaceArchive(file: string, data: Buffer, content: ImportC
     for (const { item, where } of await listOf(archive, names, file, layout.CLIENTS_FILE)) {
       const name = importedName(item.name, "client", where);
       clientsById.set(idOf(item, "id", where), name);
-      content.clients.set(nameKey(name), { name, archived: flagOf(item, "archived", where, false) });
+      content.clients.set(nameKey(name), { name, archived: flagOf(item, "archived", where, false), notes: importedText(item.notes, "notes", where) });
     }
 
     const projectsById = new Map<number, ProjectRef>();
@@ -302,7 +325,20 @@ async function readWorkspaceArchive(file: string, data: Buffer, content: ImportC
       const ref = { client, name: importedName(item.name, "project", where) };
       const color = typeof item.color === "string" && /^#[0-9a-fA-F]{6}$/.test(item.color) ? item.color.toLowerCase() : null;
       projectsById.set(idOf(item, "id", where), ref);
-      addProject(content, { ...ref, active: flagOf(item, "active", where, true), isPrivate: flagOf(item, "is_private", where, false), color, billable: flagOf(item, "billable", where, null) });
+      addProject(content, {
+        ...ref,
+        active: flagOf(item, "active", where, true),
+        isPrivate: flagOf(item, "is_private", where, false),
+        color,
+        billable: flagOf(item, "billable", where, null),
+        startDate: importedDay(item.start_date, "start_date", where),
+        endDate: importedDay(item.end_date, "end_date", where),
+        estimatedSeconds: importedSeconds(item.estimated_seconds, "estimated_seconds", where),
+        autoEstimates: flagOf(item, "auto_estimates", where, null),
+        rate: importedAmount(item.rate, "rate", where),
+        currency: importedText(item.currency, "currency", where),
+        fixedFee: importedAmount(item.fixed_fee, "fixed_fee", where),
+      });
     }
     const projectOf = (id: number, where: string) => {
       const ref = projectsById.get(id);
@@ -314,7 +350,16 @@ async function readWorkspaceArchive(file: string, data: Buffer, content: ImportC
     for (const name of taskFiles) {
       const project = projectOf(Number(perProjectId(name, layout.TASKS_DIR, layout.tasksFile)), `${file}: ${name}`);
       for (const { item, where } of await listOf(archive, names, file, name)) {
-        const task = { project, name: importedName(item.name, "task", where), active: flagOf(item, "active", where, true) };
+        const assignee = idOf(item, "user_id", where, true);
+        const task = {
+          project,
+          name: importedName(item.name, "task", where),
+          active: flagOf(item, "active", where, true),
+          estimatedSeconds: importedSeconds(item.estimated_seconds, "estimated_seconds", where),
+          rate: importedAmount(item.rate, "rate", where),
+          // An assignee the file does not list is nobody here (the real export lists only the workspace's users).
+          assignee: assignee === null ? null : (people.get(assignee) ?? null),
+        };
         if (item.id !== undefined) tasksById.set(idOf(item, "id", where), task);
         addTask(content, task);
       }
@@ -322,8 +367,43 @@ async function readWorkspaceArchive(file: string, data: Buffer, content: ImportC
     for (const name of userFiles) {
       const project = projectOf(Number(perProjectId(name, layout.PROJECT_USERS_DIR, layout.projectUsersFile)), `${file}: ${name}`);
       for (const { item, where } of await listOf(archive, names, file, name)) {
-        content.projectUsers.push({ project, email: personOf(idOf(item, "user_id", where), where), manager: flagOf(item, "manager", where, false) });
+        // A group's member is on the project through the group (the real file lists them with `group_id`).
+        if (idOf(item, "group_id", where, true) !== null || idOf(item, "gid", where, true) !== null) continue;
+        const labourCost = item.labor_cost !== undefined ? item.labor_cost : item.labour_cost;
+        content.projectUsers.push({
+          project,
+          email: personOf(idOf(item, "user_id", where), where),
+          manager: flagOf(item, "manager", where, false),
+          rate: importedAmount(item.rate, "rate", where),
+          labourCost: importedAmount(labourCost, "labor_cost", where),
+        });
       }
+    }
+
+    const groupsById = new Map<number, string>();
+    for (const { item, where } of await listOf(archive, names, file, layout.USER_GROUPS_FILE)) {
+      const name = importedName(item.name, "group", where);
+      groupsById.set(idOf(item, item.group_id !== undefined ? "group_id" : "id", where), name);
+      if (!content.groups.has(nameKey(name))) content.groups.set(nameKey(name), { name, members: [] });
+    }
+    // Ours: the groups' members (people the file does not list are no members here).
+    for (const { item, where } of await listOf(archive, names, file, layout.GROUP_MEMBERS_FILE)) {
+      const name = groupsById.get(idOf(item, "group_id", where)) ?? importedName(item.name, "group", where);
+      const group = content.groups.get(nameKey(name)) ?? { name, members: [] };
+      if (!Array.isArray(item.users)) throw importFileInvalid(where, "users must be an array");
+      for (const user of item.users as unknown[]) {
+        const id = typeof user === "object" && user !== null ? (user as Item).user_id : undefined;
+        if (typeof id !== "number") throw importFileInvalid(where, "a user without a user_id");
+        const email = people.get(id);
+        if (email !== undefined && !group.members.includes(email)) group.members.push(email);
+      }
+      content.groups.set(nameKey(name), group);
+    }
+    for (const { item, where } of await listOf(archive, names, file, layout.PROJECT_GROUPS_FILE)) {
+      const groupId = idOf(item, "group_id", where);
+      const group = groupsById.get(groupId);
+      if (group === undefined) throw importFileInvalid(where, `group ${groupId} is not in ${layout.USER_GROUPS_FILE}`);
+      content.projectGroups.push({ project: projectOf(idOf(item, "pid", where), where), group });
     }
 
     const tagsById = new Map<number, string>();
@@ -333,18 +413,19 @@ async function readWorkspaceArchive(file: string, data: Buffer, content: ImportC
       if (!content.tags.has(nameKey(name))) content.tags.set(nameKey(name), name);
     }
 
-    // Time entries: this server's JSON when there, else its CSV (the real export has neither).
+    // Time entries: this server's JSON when there, else its CSV (the real export has neither); then our deleted ones.
     const refs = { personOf, projectOf, tasksById, tagsById };
-    if (yearFiles.length > 0) {
-      for (const name of yearFiles) {
+    const jsonFiles = async (files: string[], deletedFiles: boolean) => {
+      for (const name of files) {
         for (const { item, where } of await listOf(archive, names, file, name)) {
-          const entry = jsonEntry(item, where, refs);
+          const entry = jsonEntry(item, where, refs, deletedFiles);
           if (entry) await sink(entry);
         }
       }
-    } else if (csv) {
-      await readDetailedCsv(`${file}: ${layout.DETAILED_CSV_FILE}`, Readable.from([await archive.read(layout.DETAILED_CSV_FILE)]), timeZone, sink);
-    }
+    };
+    if (yearFiles.length > 0) await jsonFiles(yearFiles, false);
+    else if (csv) await readDetailedCsv(`${file}: ${layout.DETAILED_CSV_FILE}`, Readable.from([await archive.read(layout.DETAILED_CSV_FILE)]), timeZone, sink);
+    await jsonFiles(deletedYearFiles, true);
   } finally {
     archive.close();
   }
@@ -357,9 +438,12 @@ interface EntryRefs {
   tagsById: Map<number, string>;
 }
 
-/** A time entry in the v9 shape; undefined for a deleted one (nothing to import). */
-function jsonEntry(item: Item, where: string, refs: EntryRefs): ImportedEntry | undefined {
-  if (item.server_deleted_at !== null && item.server_deleted_at !== undefined) return undefined;
+/**
+ * A time entry in the v9 shape. The deleted entries' own files are imported as deleted; a deleted
+ * entry in a year file (which holds what the API lists) is left out, as before they had files.
+ */
+function jsonEntry(item: Item, where: string, refs: EntryRefs, deleted: boolean): ImportedEntry | undefined {
+  if (!deleted && item.server_deleted_at !== null && item.server_deleted_at !== undefined) return undefined;
   const start = jsonInstant(item.start, "start", where);
   const duration = idOf(item, "duration", where);
   const projectId = idOf(item, "project_id", where, true) ?? idOf(item, "pid", where, true);
@@ -392,5 +476,6 @@ function jsonEntry(item: Item, where: string, refs: EntryRefs): ImportedEntry | 
     // A running entry holds a negative duration (minus its start's UNIX time).
     duration: duration < 0 ? -1 : checkedDuration(duration, where),
     tags,
+    deleted,
   };
 }

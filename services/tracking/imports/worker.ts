@@ -2,6 +2,7 @@ import { setImmediate } from "node:timers/promises";
 import { ConnectError, type Client } from "@connectrpc/connect";
 import type { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import type { InvitationService } from "../../../gen/accounts/v1/invitations_pb.js";
+import type { GroupService } from "../../../gen/accounts/v1/groups_pb.js";
 import { LeasedWork } from "../../../lib/background.js";
 import type { Clock } from "../../../lib/clock.js";
 import type { Knex } from "../../../lib/db.js";
@@ -12,7 +13,7 @@ import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
 import { importNoAdmin } from "../errors.js";
 import type { MemberScope } from "../scope.js";
 import { writeCatalog, writeEntries, type ImportTarget } from "./apply.js";
-import type { ImportedEntry } from "./rules.js";
+import { nameKey, type ImportedEntry } from "./rules.js";
 import { contentOf, readImport, type ImportContent } from "./sources.js";
 import { COUNTED, deleteParts, emptyCounts, importJobs, invitedAlready, nextRunnableJob, recordInvited, uploadedFiles, type ImportCounts, type ImportJobRow } from "./store.js";
 import { importFinishedEvent } from "./view.js";
@@ -35,6 +36,7 @@ export interface ImportWorkerOptions {
 export interface ImportPeers {
   identity: Client<typeof IdentityService>;
   invitations: Client<typeof InvitationService>;
+  groups: Client<typeof GroupService>;
   memberScope: MemberScope;
 }
 
@@ -147,13 +149,45 @@ export class ImportWorker extends LeasedWork {
   }
 
   /**
+   * The organization's groups visible in the workspace by name, with those the files name and it
+   * lacks created first (with the members the files give them who are members here; a group there
+   * already keeps its own) (as the importing admin, whose organization rights the accounts service
+   * checks; a resumed job finds them by name). A dry run answers stand-ins; a refused creation
+   * leaves the group out (its projects get no group).
+   */
+  private async groupsOf(job: ImportJobRow, scope: WorkspaceScope, content: ImportContent, write: boolean, members: Map<string, number>): Promise<Map<string, number>> {
+    const as = { headers: { [HEADER.userId]: String(scope.userId) } };
+    const out = new Map<string, number>();
+    if (content.groups.size === 0) return out;
+    for (const g of (await this.peers.groups.listWorkspaceGroups({ workspaceId: scope.workspaceId }, as)).groups) if (!out.has(nameKey(g.name))) out.set(nameKey(g.name), Number(g.id));
+    let standIn = 0;
+    for (const [key, group] of content.groups) {
+      if (out.has(key)) continue;
+      if (!write) {
+        out.set(key, --standIn);
+        continue;
+      }
+      try {
+        const users = group.members.flatMap((email) => (members.has(email) ? [BigInt(members.get(email)!)] : []));
+        const created = await this.peers.groups.createGroup({ organizationId: scope.organizationId, name: group.name, users, workspaces: [scope.workspaceId] }, as);
+        out.set(key, Number(created.group!.groupId));
+      } catch (err) {
+        if (!(err instanceof ConnectError)) throw err;
+        this.deps.log.warn({ err, importId: job.id, group: group.name }, "import: group refused");
+      }
+    }
+    return out;
+  }
+
+  /**
    * Reads the files again and writes (or, `write` false, only counts): the catalog first, then the
    * entries in batches, skipping the ones a previous run of the job went through.
    */
   private async work(job: ImportJobRow, scope: WorkspaceScope, content: ImportContent, write: boolean, invited: string[] = []): Promise<ImportCounts> {
     const db = this.storage.db;
     const members = await membersOf(this.peers.identity, scope.workspaceId);
-    const target: ImportTarget = { scope, members, write, now: this.deps.clock.now() };
+    const groups = await this.groupsOf(job, scope, content, write, members);
+    const target: ImportTarget = { scope, members, groups, write, now: this.deps.clock.now() };
     let counts = job.counts;
     // The catalog's counts are those of the job's first run (a resumed run matches what it made).
     if (job.entries_done === 0 || !write) {

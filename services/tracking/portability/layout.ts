@@ -27,6 +27,18 @@ export const timeEntriesFile = (year: number) => `time_entries/${year}.json`;
 /** Ours: every time entry as the detailed report's CSV (the file the real service exports entries as). */
 export const DETAILED_CSV_FILE = "time_entries.csv";
 
+/**
+ * Ours: what the real layout has no file for, in files of our own that tools written for the
+ * real layout leave alone. The groups' members, the projects' groups (the v9 project group shape: `group_id`, `pid`)
+ * go with the project users; the deleted time entries (the v9 shape with `server_deleted_at`) go
+ * apart from the live ones, so that `timeEntriesFile` holds what the API lists.
+ */
+export const PROJECT_GROUPS_FILE = "workhub/project_groups.json";
+/** Ours: the workspace's groups with their members (the organization's group endpoint's shape: `group_id`, `name`, `users`). */
+export const GROUP_MEMBERS_FILE = "workhub/groups.json";
+export const deletedTimeEntriesFile = (year: number) => `workhub/deleted_time_entries/${year}.json`;
+export const DELETED_TIME_ENTRIES_DIR = "workhub/deleted_time_entries/";
+
 export const TASKS_DIR = "tasks/";
 export const PROJECT_USERS_DIR = "projects_users/";
 export const AUDIT_LOG_DIR = "audit_log/";

@@ -1,8 +1,7 @@
-import t from "tap";
+import t, { type Test } from "tap";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { existsSync, readdirSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import yauzl from "yauzl";
 import { parse } from "csv-parse/sync";
 import { startTestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { startSmtp } from "../../../test/support/smtp.js";
@@ -16,6 +15,7 @@ import { exportFailed, exportInProgress, exportObjectsInvalid, exportNothingSele
 import { MAX_ATTEMPTS, WORKSPACE_OBJECTS } from "../exports/rules.js";
 import * as layout from "../portability/layout.js";
 import { trackingWorld } from "./tracking-support.js";
+import { unzip } from "./import-fixtures.js";
 import { NO_ACCESS } from "../../../lib/errors.js";
 
 /**
@@ -70,34 +70,22 @@ const deleted = await entry(member, { start: "2026-02-03T10:00:00Z", duration: 6
 await call("DELETE", `${ws}/time_entries/${deleted.id}`, undefined, member);
 const running = await entry(owner, { start: "2026-03-04T09:00:00Z", duration: -1, description: "Running" });
 
-/** The ZIP's files, parsed back with yauzl. */
-async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.fromBuffer(bytes, { lazyEntries: true }, (err, z) => (err ? reject(err) : resolve(z!))));
-  const files = new Map<string, Buffer>();
-  await new Promise<void>((resolve, reject) => {
-    zip.on("entry", (e: yauzl.Entry) =>
-      zip.openReadStream(e, (err, stream) => {
-        if (err) return reject(err);
-        const parts: Buffer[] = [];
-        stream!.on("data", (p: Buffer) => parts.push(p));
-        stream!.on("end", () => {
-          files.set(e.fileName, Buffer.concat(parts));
-          zip.readEntry();
-        });
-      }),
-    );
-    zip.on("end", resolve);
-    zip.on("error", reject);
-    zip.readEntry();
-  });
-  return files;
-}
-
 async function download(path: string, user: TrackUser = owner) {
   const res = await fetch(`${sys.url}${path}`, { headers: { authorization: `Basic ${Buffer.from(`${user.apiToken}:api_token`).toString("base64")}` } });
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }
 const json = (files: Map<string, Buffer>, name: string) => JSON.parse(files.get(name)!.toString("utf8"));
+/** A list file's items with the real file's names of our fields (added beside ours) checked and left out: what the API answers. */
+function withoutRealNames(t: Test, items: Record<string, unknown>[], names: Record<string, string>) {
+  return items.map((item) => {
+    const out = { ...item };
+    for (const [real, ours] of Object.entries(names)) {
+      t.same(out[real], out[ours], `${real} is ${ours}`);
+      delete out[real];
+    }
+    return out;
+  });
+}
 const mailsTo = (user: TrackUser) => smtp.received.filter((d) => d.recipients.includes(user.email));
 async function arrived(user: TrackUser, n: number) {
   for (let i = 0; i < 200 && mailsTo(user).length < n; i++) await new Promise((r) => setTimeout(r, 50));
@@ -164,10 +152,12 @@ t.test("a workspace export: pending, one at a time, built by the worker, mailed,
   t.same(json(files, layout.TAGS_FILE), await records(`${ws}/tags`));
   for (const p of projects) {
     t.same(json(files, layout.tasksFile(String(p.id))), await records(`${ws}/projects/${p.id}/tasks`), `tasks of ${p.name}`);
-    t.same(json(files, layout.projectUsersFile(String(p.id))), await records(`${ws}/project_users?project_ids=${p.id}`), `project users of ${p.name}`);
+    const users = withoutRealNames(t, json(files, layout.projectUsersFile(String(p.id))), { labor_cost: "labour_cost" });
+    t.same(users, await records(`${ws}/project_users?project_ids=${p.id}`), `project users of ${p.name}`);
   }
   t.equal(json(files, layout.tasksFile(String(alpha.id))).length, 1);
-  t.same(json(files, layout.WORKSPACE_USERS_FILE), await records(`${ws}/workspace_users`));
+  t.same(withoutRealNames(t, json(files, layout.WORKSPACE_USERS_FILE), { uid: "user_id", wid: "workspace_id", labor_cost: "labour_cost" }), await records(`${ws}/workspace_users`));
+  t.same(json(files, layout.PROJECT_GROUPS_FILE), [], "ours: the projects' groups (none here)");
   t.same(json(files, layout.USER_GROUPS_FILE), await records(`${ws}/groups`));
   t.same(json(files, layout.ALERTS_FILE), await records(`${ws}/alerts`));
   t.same(json(files, layout.TRACKING_REMINDERS_FILE), await records(`${ws}/track_reminders`));
@@ -177,7 +167,8 @@ t.test("a workspace export: pending, one at a time, built by the worker, mailed,
   const y2025 = json(files, layout.timeEntriesFile(2025));
   const y2026 = json(files, layout.timeEntriesFile(2026));
   t.same(y2025.map((e: { description: string }) => e.description), ["New year's eve"], "entries by the UTC year of their start");
-  t.same(y2026.map((e: { description: string }) => e.description), ["Tallinn morning", "New York morning", "Running"], "in start order; the deleted one is gone");
+  t.same(y2026.map((e: { description: string }) => e.description), ["Tallinn morning", "New York morning", "Running"], "in start order; the deleted one is not among them");
+  t.same(json(files, layout.deletedTimeEntriesFile(2026)).map((e: { description: string; server_deleted_at: string | null }) => [e.description, Boolean(e.server_deleted_at)]), [["Deleted", true]], "it is in a file of our own");
   for (const e of [...y2025, ...y2026]) {
     const user = e.user_id === member.id ? member : owner;
     t.same(e, await records(`/api/v9/me/time_entries/${e.id}`, user), `entry ${e.id} as the API answers it`);
@@ -251,7 +242,7 @@ t.test("a job left running by a dead worker is taken again once its lease expire
   t.equal((await tracking("exports").where({ uuid: token }).first()).attempts, 2);
   t.same(readdirSync(exportDir).filter((f) => f.startsWith(token)), [`${token}.zip`], "one file, the leftover replaced");
   const files = await unzip((await download(`${exportsOf}/data/${token}.zip`)).bytes);
-  t.same([...files.keys()].sort(), [layout.CLIENTS_FILE, layout.DETAILED_CSV_FILE, layout.timeEntriesFile(2025), layout.timeEntriesFile(2026)].sort());
+  t.same([...files.keys()].sort(), [layout.CLIENTS_FILE, layout.DETAILED_CSV_FILE, layout.timeEntriesFile(2025), layout.timeEntriesFile(2026), layout.deletedTimeEntriesFile(2026)].sort());
 });
 
 t.test("a worker stopped mid-job leaves it pending, not counted; the next pass builds it once", async (t) => {

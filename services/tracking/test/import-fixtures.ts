@@ -1,3 +1,4 @@
+import yauzl from "yauzl";
 import yazl from "yazl";
 import * as layout from "../portability/layout.js";
 import { detailedCsvHeaders } from "../reports/formats/index.js";
@@ -21,6 +22,29 @@ export function zipOf(files: Record<string, string | Buffer>, options: { mtime?:
     zip.outputStream.on("end", () => resolve(Buffer.concat(chunks)));
     zip.outputStream.on("error", reject);
   });
+}
+
+/** The files of a ZIP, read back with yauzl (what an export wrote). */
+export async function unzip(bytes: Buffer): Promise<Map<string, Buffer>> {
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.fromBuffer(bytes, { lazyEntries: true }, (err, z) => (err ? reject(err) : resolve(z!))));
+  const files = new Map<string, Buffer>();
+  await new Promise<void>((resolve, reject) => {
+    zip.on("entry", (e: yauzl.Entry) =>
+      zip.openReadStream(e, (err, stream) => {
+        if (err) return reject(err);
+        const parts: Buffer[] = [];
+        stream!.on("data", (p: Buffer) => parts.push(p));
+        stream!.on("end", () => {
+          files.set(e.fileName, Buffer.concat(parts));
+          zip.readEntry();
+        });
+      }),
+    );
+    zip.on("end", resolve);
+    zip.on("error", reject);
+    zip.readEntry();
+  });
+  return files;
 }
 
 /** Replaces every occurrence of an entry's name (local header and central directory) by another of the same length. */
