@@ -60,51 +60,32 @@ class Stopping extends Error {}
  * files of exports older than the retention and marks them expired.
  */
 export class ExportWorker extends LeasedWork {
-  private readonly leaseMs: number;
-
   constructor(
     private readonly storage: ServiceStorage,
     private readonly deps: ExportWorkerDeps,
     options: ExportWorkerOptions = {},
   ) {
     const leaseMs = options.leaseMs ?? 2 * 60_000;
-    super(storage.db, LEASE, deps.clock, deps.log, { pollMs: options.pollMs ?? 30_000, leaseMs });
-    this.leaseMs = leaseMs;
-  }
-
-  private stopping = false;
-
-  /** Stops at the next page of the job in progress (which waits as pending) and lets the lease go, so another replica takes over at once. */
-  override async stop(): Promise<void> {
-    this.stopping = true;
-    await super.stop();
-    // Stopped: no pass is scheduled any more, and one run by hand (tick) builds again.
-    this.stopping = false;
+    // Renewed between pages a quarter of its time after the last renewal, not a write per page.
+    super(storage.db, LEASE, deps.clock, deps.log, { pollMs: options.pollMs ?? 30_000, leaseMs, renewEveryMs: leaseMs / 4 });
   }
 
   protected async pass(): Promise<void> {
-    this.heldAt = this.deps.clock.now().getTime();
     await this.expire();
     for (const job of await unfinishedExports(this.storage.db)) {
       if (!(await this.stillHeld())) return;
-      this.heldAt = this.deps.clock.now().getTime();
       await this.build(job);
     }
   }
 
-  /** When the lease was last renewed (ms of the clock). */
-  private heldAt = 0;
-
   /**
-   * Renews the lease between pages, a quarter of its time after the last renewal (not a write per
-   * page); a worker that lost it stops (the new holder builds the job again).
+   * Between pages: a worker told to stop leaves the job in progress pending (another replica, or
+   * this one started again, builds it), and one that lost the lease stops (the new holder builds
+   * the job again).
    */
   private readonly checkpoint = async () => {
-    if (this.stopping) throw new Stopping("the export worker is stopping");
-    const now = this.deps.clock.now().getTime();
-    if (now - this.heldAt < this.leaseMs / 4) return;
+    if (this.stopRequested) throw new Stopping("the export worker is stopping");
     if (!(await this.stillHeld())) throw new LeaseLost("the exports lease was taken over");
-    this.heldAt = now;
   };
 
   private async build(job: ExportRow): Promise<void> {
