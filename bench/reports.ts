@@ -1,7 +1,8 @@
+import { readdirSync, readFileSync } from "node:fs";
 import * as http from "node:http";
 import { connectDatabase, type Knex } from "../lib/db.js";
 import { benchAgent, compare, cpuCell, ROUNDS, startBenchSystem, tableLine, type ComparedPath, type Measurement } from "./measure.js";
-import { log, rssMiB } from "./support.js";
+import { cpuMs, log, rssMiB } from "./support.js";
 import { Floor, type Range } from "./reports/floor.js";
 import { CLIENTS, PROJECTS, seed, signup, TAGS, USERS, YEAR, YEAR_FROM, YEAR_TO } from "./reports/seed.js";
 
@@ -27,8 +28,11 @@ import { CLIENTS, PROJECTS, seed, signup, TAGS, USERS, YEAR, YEAR_FROM, YEAR_TO 
  * measured, each query's figures by both paths are compared (total seconds, tracked days, the
  * page's entries). Then the search/time_entries.csv export of the whole year, BENCH_ROUNDS times
  * taking turns with the floor's reading of the same rows (pages of 1000 by seeking, with the names
- * a line prints): rows per second, and the answering process's RSS before the first run, after
- * the last, and its largest growth at a peak during a run (sampled every 20 ms).
+ * a line prints): rows per second; the CPU time of the answering process per run (the system's,
+ * from /proc, or this one's for the floor) and rows per CPU second, the figures a shared machine
+ * leaves steady; with MariaDB on this machine, its server's CPU time per run too; and the
+ * answering process's RSS before the first run, after the last, and its largest growth at a peak
+ * during a run (sampled every 20 ms).
  *
  * Environment: BENCH_ENTRIES (100000), BENCH_CONCURRENCY (8), BENCH_REQUESTS (1000 per row),
  * BENCH_SECONDS (15 per row at most), BENCH_ONLY (names of rows to run, comma-separated prefixes:
@@ -72,7 +76,9 @@ function post(agent: http.Agent, port: number, path: string, headers: Record<str
 function download(agent: http.Agent, port: number, path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; bytes: number; lines: number; text?: string }> {
   const data = JSON.stringify(body);
   return new Promise((resolve, reject) => {
+    let answered = false;
     const req = http.request({ host: "127.0.0.1", port, path, method: "POST", agent, headers: { ...headers, "content-type": "application/json", "content-length": Buffer.byteLength(data) } }, (res) => {
+      answered = true;
       let bytes = 0;
       let lines = 0;
       let head = "";
@@ -84,7 +90,7 @@ function download(agent: http.Agent, port: number, path: string, headers: Record
       res.on("end", () => resolve({ status: res.statusCode ?? 0, bytes, lines, text: head || undefined }));
       res.on("error", reject);
     });
-    req.on("error", reject);
+    req.on("error", (err) => reject(Object.assign(err, { answered })));
     req.end(data);
   });
 }
@@ -104,12 +110,29 @@ interface ExportRow {
   rows: number;
   mib: number;
   seconds: number[];
+  /** CPU seconds of the answering process per run (the system's for the gateway, this one's for the floor). */
+  cpuSeconds: number[];
+  /** CPU seconds of the database server per run (a local MariaDB/MySQL server), when known. */
+  dbCpuSeconds: number[];
   rssBefore?: number;
   rssAfter?: number;
   peakGrowth?: number;
 }
 
 const sum = (xs: Record<string, unknown>[], key = "seconds") => xs.reduce((total, r) => total + Number(r[key]), 0);
+/** The pid of a MariaDB or MySQL server on this machine (its CPU time is read around each export), or undefined. */
+function databaseServerPid(): number | undefined {
+  for (const entry of readdirSync("/proc", { withFileTypes: true })) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      if (["mariadbd", "mysqld"].includes(readFileSync(`/proc/${entry.name}/comm`, "utf8").trim())) return Number(entry.name);
+    } catch {
+      // Gone meanwhile, or not ours to read.
+    }
+  }
+  return undefined;
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
@@ -245,20 +268,37 @@ async function main(): Promise<void> {
     const exports: ExportRow[] = [];
     if (picked("csv")) {
       const route = `${base}/search/time_entries.csv`;
-      const gateway: ExportRow = { path: "gateway (HTTP)", runs: 0, rows: 0, mib: 0, seconds: [] };
-      const direct: ExportRow = { path: "floor (knex)", runs: 0, rows: 0, mib: 0, seconds: [] };
+      const gateway: ExportRow = { path: "gateway (HTTP)", runs: 0, rows: 0, mib: 0, seconds: [], cpuSeconds: [], dbCpuSeconds: [] };
+      const direct: ExportRow = { path: "floor (knex)", runs: 0, rows: 0, mib: 0, seconds: [], cpuSeconds: [], dbCpuSeconds: [] };
+      const dbPid = sys.config.mysqlUrl ? databaseServerPid() : undefined;
       // Once small first, so that what is made once per process (code compiled) is not counted.
-      const warm = await download(agent, gw, route, auth, WEEK_BODY);
+      /** The download, once more on a reset before any answer (as `send`: a kept-alive connection the gateway closed meanwhile). */
+      const fetchFile = (body: unknown) =>
+        download(agent, gw, route, auth, body).catch((err: NodeJS.ErrnoException & { answered?: boolean }) => {
+          if (err.code !== "ECONNRESET" || err.answered) throw err;
+          return download(agent, gw, route, auth, body);
+        });
+      const warm = await fetchFile(WEEK_BODY);
       if (warm.status !== 200) throw new Error(`csv: ${warm.status} ${warm.text}`);
       await floor.exportRows(WEEK);
-      /** Runs `once` with the RSS of `rss` sampled every 20 ms; adds its figures to `row`. */
-      const timed = async (row: ExportRow, rss: () => number | undefined, once: () => Promise<{ rows: number; bytes: number }>) => {
+      const benchCpuMs = () => {
+        const used = process.cpuUsage();
+        return (used.user + used.system) / 1000;
+      };
+      /** Runs `once` with the RSS of `rss` sampled every 20 ms and the CPU time of `cpu` (ms) read around it; adds its figures to `row`. */
+      const timed = async (row: ExportRow, rss: () => number | undefined, cpu: () => number | undefined, once: () => Promise<{ rows: number; bytes: number }>) => {
         const before = rss();
         let peak = before ?? 0;
         const sampler = setInterval(() => (peak = Math.max(peak, rss() ?? 0)), 20);
+        const cpuBefore = cpu();
+        const dbBefore = dbPid === undefined ? undefined : cpuMs(dbPid);
         const started = performance.now();
         const got = await once();
         row.seconds.push((performance.now() - started) / 1000);
+        const cpuAfter = cpu();
+        const dbAfter = dbPid === undefined ? undefined : cpuMs(dbPid);
+        if (cpuBefore !== undefined && cpuAfter !== undefined) row.cpuSeconds.push((cpuAfter - cpuBefore) / 1000);
+        if (dbBefore !== undefined && dbAfter !== undefined) row.dbCpuSeconds.push((dbAfter - dbBefore) / 1000);
         clearInterval(sampler);
         const after = rss();
         peak = Math.max(peak, after ?? 0);
@@ -270,14 +310,14 @@ async function main(): Promise<void> {
         if (before !== undefined) row.peakGrowth = Math.max(row.peakGrowth ?? 0, peak - before);
       };
       for (let round = 0; round < ROUNDS; round++) {
-        await timed(gateway, () => rssMiB(pid), async () => {
-          const got = await download(agent, gw, route, auth, YEAR_BODY);
+        await timed(gateway, () => rssMiB(pid), () => cpuMs(pid), async () => {
+          const got = await fetchFile(YEAR_BODY);
           if (got.status !== 200) throw new Error(`csv: ${got.status} ${got.text}`);
           // A header line, then a line per row.
           return { rows: got.lines - 1, bytes: got.bytes };
         });
-        await timed(direct, () => process.memoryUsage().rss / 2 ** 20, async () => ({ rows: await floor.exportRows(YEAR_RANGE), bytes: 0 }));
-        log(`    round ${round + 1}: gateway ${gateway.seconds[round].toFixed(1)} s, floor ${direct.seconds[round].toFixed(1)} s`);
+        await timed(direct, () => process.memoryUsage().rss / 2 ** 20, benchCpuMs, async () => ({ rows: await floor.exportRows(YEAR_RANGE), bytes: 0 }));
+        log(`    round ${round + 1}: gateway ${gateway.seconds[round].toFixed(2)} s (CPU ${gateway.cpuSeconds[round]?.toFixed(2) ?? "n/a"} s), floor ${direct.seconds[round].toFixed(2)} s (CPU ${direct.cpuSeconds[round]?.toFixed(2) ?? "n/a"} s)`);
       }
       agree("csv export", "rows", gateway.rows, direct.rows);
       exports.push(gateway, direct);
@@ -311,13 +351,31 @@ async function main(): Promise<void> {
     }
     if (exports.length) {
       out.push("");
-      out.push(`search/time_entries.csv, the whole year (${YEAR_BODY.start_date} to ${YEAR_BODY.end_date}), ${ROUNDS} runs each taken in turn; RSS of the answering process (gateway: the system's; floor: the bench's), before the first run, after the last, and its largest growth at a peak during a run (sampled every 20 ms)`);
-      out.push(tableLine(["export", "path", "runs", "rows", "MiB", "seconds (median)", "rows/s", "RSS before MiB", "RSS after MiB", "peak RSS growth MiB"]));
-      out.push(tableLine(["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]));
+      out.push(`search/time_entries.csv, the whole year (${YEAR_BODY.start_date} to ${YEAR_BODY.end_date}), ${ROUNDS} runs each taken in turn; CPU time and RSS of the answering process (gateway: the system's, every service in it; floor: the bench's): CPU seconds per run (median) and rows per CPU second (all runs), the local database server's CPU seconds per run (median; MariaDB, n/a embedded), RSS before the first run, after the last, and its largest growth at a peak during a run (sampled every 20 ms)`);
+      out.push(tableLine(["export", "path", "runs", "rows", "MiB", "seconds (median)", "rows/s", "CPU s (median)", "rows/CPU s", "DB CPU s (median)", "RSS before MiB", "RSS after MiB", "peak RSS growth MiB"]));
+      out.push(tableLine(["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]));
       const mib = (v: number | undefined) => (v === undefined ? "n/a" : v.toFixed(0));
       for (const e of exports) {
         const rowsPerSecond = (e.rows * e.runs) / e.seconds.reduce((a, b) => a + b, 0);
-        out.push(tableLine(["csv, year", e.path, String(e.runs), String(e.rows), e.path.startsWith("floor") ? "-" : e.mib.toFixed(2), median(e.seconds).toFixed(2), rowsPerSecond.toFixed(0), mib(e.rssBefore), mib(e.rssAfter), mib(e.peakGrowth)]));
+        const cpuKnown = e.cpuSeconds.length === e.runs;
+        const rowsPerCpuSecond = cpuKnown ? ((e.rows * e.runs) / e.cpuSeconds.reduce((a, b) => a + b, 0)).toFixed(0) : "n/a";
+        out.push(
+          tableLine([
+            "csv, year",
+            e.path,
+            String(e.runs),
+            String(e.rows),
+            e.path.startsWith("floor") ? "-" : e.mib.toFixed(2),
+            median(e.seconds).toFixed(2),
+            rowsPerSecond.toFixed(0),
+            cpuKnown ? median(e.cpuSeconds).toFixed(2) : "n/a",
+            rowsPerCpuSecond,
+            e.dbCpuSeconds.length === e.runs ? median(e.dbCpuSeconds).toFixed(2) : "n/a",
+            mib(e.rssBefore),
+            mib(e.rssAfter),
+            mib(e.peakGrowth),
+          ]),
+        );
       }
     }
     out.push("");

@@ -1,4 +1,4 @@
-import { dbDate, type Knex } from "../../../lib/db.js";
+import { dbDate, selectArrays, type Knex } from "../../../lib/db.js";
 import { amountInCents, centsOf } from "../reporting.js";
 import type { ReportContext } from "./context.js";
 import { selectAs, flag, idsOf, rateSql, reportEntries, secondsSql } from "./filters.js";
@@ -122,6 +122,34 @@ function rawEntry(raw: Record<string, unknown>): RawEntry {
 const groupKey = (e: { userId: number; projectId: number | null; taskId: number | null; billable: boolean; description: string; tagIds: number[] }) =>
   JSON.stringify([e.userId, e.projectId, e.taskId, e.billable, e.description, e.tagIds]);
 
+/** Where a page of entries starts: after `skip` rows (by offset), or at the entry `seek` names in date order. */
+interface EntriesFrom {
+  skip: number;
+  seek?: { at: Date; id: number };
+}
+
+/**
+ * The query of `limit` entries (one per row, ungrouped) in the order asked from `from`: `columns`
+ * of the entry, then its rounded `seconds` and `hourly_rate`.
+ */
+function entriesQuery(db: Knex, ctx: ReportContext, order: DetailedOrder, from: EntriesFrom, limit: number, columns: string[]): Knex.QueryBuilder {
+  const seconds = secondsSql(ctx.rounding);
+  const keys = orderKeys(ctx, order, seconds);
+  const dir = order.descending ? "DESC" : "ASC";
+  const q = reportEntries(db, ctx).select(...columns, selectAs(db, seconds, "seconds"), selectAs(db, rateSql(ctx), "hourly_rate"));
+  const { seek } = from;
+  if (seek) {
+    const [after, atOrAfter] = order.descending ? ["<", "<="] : [">", ">="];
+    // The plain bound first: it is what lets the (workspace_id, start) index skip the rows before the page.
+    q.andWhere("te.start", atOrAfter, seek.at);
+    q.andWhere((w) => w.where("te.start", after, seek.at).orWhere((same) => same.where("te.start", seek.at).andWhere("te.id", atOrAfter, seek.id)));
+  } else if (from.skip > 0) q.offset(from.skip);
+  return q
+    .orderByRaw(`${keys.entry.sql} ${dir}`, keys.entry.bindings)
+    .orderBy("te.id", dir.toLowerCase() as "asc" | "desc")
+    .limit(limit);
+}
+
 /** One page of the detailed report. */
 export async function detailedPage(db: Knex, ctx: ReportContext, options: DetailedOptions): Promise<DetailedPage> {
   const seconds = secondsSql(ctx.rounding);
@@ -131,18 +159,8 @@ export async function detailedPage(db: Knex, ctx: ReportContext, options: Detail
   const { page } = options;
   let groups: { entries: RawEntry[]; keyStart: Date }[];
   if (!options.grouped) {
-    const q = reportEntries(db, ctx).select(...ENTRY_COLUMNS, selectAs(db, seconds, "seconds"), selectAs(db, rate, "hourly_rate"));
-    if (page.seek) {
-      const at = new Date(page.seek.timestamp * 1000);
-      const [after, atOrAfter] = options.order.descending ? ["<", "<="] : [">", ">="];
-      // The plain bound first: it is what lets the (workspace_id, start) index skip the rows before the page.
-      q.andWhere("te.start", atOrAfter, at);
-      q.andWhere((w) => w.where("te.start", after, at).orWhere((same) => same.where("te.start", at).andWhere("te.id", atOrAfter, page.seek!.id)));
-    } else if (page.rowNumber > 1) q.offset(page.rowNumber - 1);
-    const raws: Record<string, unknown>[] = await q
-      .orderByRaw(`${keys.entry.sql} ${dir}`, keys.entry.bindings)
-      .orderBy("te.id", dir.toLowerCase() as "asc" | "desc")
-      .limit(page.size + 1);
+    const seek = page.seek && { at: new Date(page.seek.timestamp * 1000), id: page.seek.id };
+    const raws: Record<string, unknown>[] = await entriesQuery(db, ctx, options.order, { skip: page.rowNumber - 1, seek }, page.size + 1, ENTRY_COLUMNS);
     groups = raws.map(rawEntry).map((e) => ({ entries: [e], keyStart: e.entry.start }));
   } else {
     const first = options.order.descending ? "MAX(te.start)" : "MIN(te.start)";
@@ -169,7 +187,12 @@ export async function detailedPage(db: Knex, ctx: ReportContext, options: Detail
     // The page's groups' entries: those of their users, projects, tasks and descriptions, matched on tags here.
     const members = wanted.length === 0 ? [] : await groupEntries(db, ctx, seconds, rate, found);
     const byKey = new Map<string, RawEntry[]>();
-    for (const e of members) byKey.set(groupKey(e), [...(byKey.get(groupKey(e)) ?? []), e]);
+    for (const e of members) {
+      const key = groupKey(e);
+      const group = byKey.get(key);
+      if (group) group.push(e);
+      else byKey.set(key, [e]);
+    }
     groups = wanted.map((w) => ({ entries: byKey.get(w.key) ?? [], keyStart: dbDate(w.raw.key_start as Date) })).filter((g) => g.entries.length > 0);
   }
   const more = groups.length > page.size;
@@ -187,23 +210,35 @@ export async function detailedPage(db: Knex, ctx: ReportContext, options: Detail
   };
 }
 
+/**
+ * Groups whose entries one query reads: each is a condition of its own, and SQLite refuses a
+ * WHERE nested deeper than 1,000 (a grouped page of 1,000 groups, what an export reads, failed).
+ */
+const GROUPS_PER_QUERY = 200;
+
 /** The entries of the page's groups, in start order. */
 async function groupEntries(db: Knex, ctx: ReportContext, seconds: string, rate: Sql, found: Record<string, unknown>[]): Promise<RawEntry[]> {
-  const q = reportEntries(db, ctx).select(...ENTRY_COLUMNS, selectAs(db, seconds, "seconds"), selectAs(db, rate, "hourly_rate"));
   const same = (w: Knex.QueryBuilder, column: string, value: unknown) => (value === null ? w.whereNull(column) : w.where(column, value as Knex.Value));
-  q.andWhere((any) => {
-    for (const raw of found) {
-      any.orWhere((w) => {
-        w.where("te.user_id", Number(raw.g_user));
-        same(w, "te.project_id", raw.g_project);
-        same(w, "te.task_id", raw.g_task);
-        w.where("te.billable", flag(raw.is_billable));
-        w.whereRaw("COALESCE(te.description, '') = ?", [String(raw.g_description)]);
-      });
-    }
-  });
-  const raws: Record<string, unknown>[] = await q.orderBy("te.start").orderBy("te.id");
-  return raws.map(rawEntry);
+  // Groups that differ in their tags only ask for the same entries: asked for once.
+  const conditions = [...new Map(found.map((raw) => [JSON.stringify([raw.g_user, raw.g_project, raw.g_task, flag(raw.is_billable), raw.g_description]), raw])).values()];
+  const entries: RawEntry[] = [];
+  for (let i = 0; i < conditions.length; i += GROUPS_PER_QUERY) {
+    const q = reportEntries(db, ctx).select(...ENTRY_COLUMNS, selectAs(db, seconds, "seconds"), selectAs(db, rate, "hourly_rate"));
+    q.andWhere((any) => {
+      for (const raw of conditions.slice(i, i + GROUPS_PER_QUERY)) {
+        any.orWhere((w) => {
+          w.where("te.user_id", Number(raw.g_user));
+          same(w, "te.project_id", raw.g_project);
+          same(w, "te.task_id", raw.g_task);
+          w.where("te.billable", flag(raw.is_billable));
+          w.whereRaw("COALESCE(te.description, '') = ?", [String(raw.g_description)]);
+        });
+      }
+    });
+    const raws: Record<string, unknown>[] = await q;
+    for (const raw of raws) entries.push(rawEntry(raw));
+  }
+  return entries.sort((a, b) => a.entry.start.getTime() - b.entry.start.getTime() || a.id - b.id);
 }
 
 function detailedRow(ctx: ReportContext, live: Lookups, entries: RawEntry[], rowNumber: number): DetailedRow {
@@ -249,5 +284,79 @@ export async function* detailedRows(db: Knex, ctx: ReportContext, options: Omit<
     if (!next) return;
     const seek = options.order.by === "date" && !options.grouped ? { timestamp: next.timestamp, id: next.id } : undefined;
     page = { size: MAX_DETAILED_PAGE, rowNumber: next.rowNumber, seek };
+  }
+}
+
+/** The columns of an exported entry, in the order `EXPORTED` names them. */
+const EXPORT_COLUMNS = ["te.id", "te.user_id", "te.project_id", "te.task_id", "te.billable", "te.description", "te.tag_ids", "te.start", "te.stop"];
+
+/** Where each value is in an exported entry (`detailedEntryPages`): its columns, then the rounded seconds and the hourly rate. */
+export const EXPORTED = { id: 0, userId: 1, projectId: 2, taskId: 3, billable: 4, description: 5, tagIds: 6, start: 7, stop: 8, seconds: 9, rate: 10 } as const;
+
+/** Entries per query of an export. */
+const EXPORT_PAGE = MAX_DETAILED_PAGE;
+
+/** The ids an export has looked up (found or not), and the tag lists (as stored) it has read. */
+interface Asked {
+  projects: Set<number>;
+  tasks: Set<number>;
+  tags: Set<number>;
+  tagLists: Set<unknown>;
+}
+
+/** Adds to `known` what the ids of `rows` name that no earlier page asked for (`lookups`). */
+async function lookUpMissing(db: Knex, ctx: ReportContext, known: Lookups, asked: Asked, rows: unknown[][]): Promise<void> {
+  const wanted = { projects: [] as number[], tasks: [] as number[], tags: [] as number[] };
+  const ask = (kind: "projects" | "tasks" | "tags", raw: unknown) => {
+    if (raw === null) return;
+    const id = Number(raw);
+    if (asked[kind].has(id)) return;
+    asked[kind].add(id);
+    wanted[kind].push(id);
+  };
+  for (const row of rows) {
+    ask("projects", row[EXPORTED.projectId]);
+    ask("tasks", row[EXPORTED.taskId]);
+    const list = row[EXPORTED.tagIds];
+    if (asked.tagLists.has(list)) continue;
+    asked.tagLists.add(list);
+    for (const id of idsOf(list)) ask("tags", id);
+  }
+  if (wanted.projects.length + wanted.tasks.length + wanted.tags.length === 0) return;
+  const found = await lookups(db, ctx.scope.workspace, wanted);
+  for (const key of ["projects", "clients", "tasks", "tags"] as const) {
+    for (const [id, row] of found[key]) (known[key] as Map<number, unknown>).set(id, row);
+  }
+}
+
+/**
+ * Every entry of the (ungrouped) detailed report in the order asked, a page at a time, as arrays
+ * (`EXPORTED` says where each value is), with what their ids name (read once per export, for the
+ * ids first seen on each page): what an export writes, without the objects of `detailedRows`.
+ * Date order seeks from the page's first entry (its start to the millisecond and id); other orders
+ * count rows, as `detailedRows` does.
+ */
+export async function* detailedEntryPages(db: Knex, ctx: ReportContext, order: DetailedOrder): AsyncGenerator<{ rows: unknown[][]; live: Lookups }> {
+  const live: Lookups = { projects: new Map(), clients: new Map(), tasks: new Map(), tags: new Map() };
+  const asked: Asked = { projects: new Set(), tasks: new Set(), tags: new Set(), tagLists: new Set() };
+  const read = (from: EntriesFrom) => {
+    const reading = selectArrays(db, entriesQuery(db, ctx, order, from, EXPORT_PAGE + 1, EXPORT_COLUMNS));
+    // Awaited below, unless the reader of the export went away meanwhile.
+    reading.catch(() => undefined);
+    return { from, reading };
+  };
+  let page = read({ skip: 0 });
+  for (;;) {
+    const rows = await page.reading;
+    const more = rows.length > EXPORT_PAGE;
+    if (more) {
+      const next = rows[EXPORT_PAGE];
+      rows.length = EXPORT_PAGE;
+      // The next page is asked for before this one is written: a database server (MariaDB) reads it meanwhile.
+      page = read(order.by === "date" ? { skip: 0, seek: { at: dbDate(next[EXPORTED.start] as Date), id: Number(next[EXPORTED.id]) } } : { skip: page.from.skip + EXPORT_PAGE });
+    }
+    await lookUpMissing(db, ctx, live, asked, rows);
+    yield { rows, live };
+    if (!more) return;
   }
 }

@@ -10,16 +10,19 @@ import { detailedTotals } from "./totals.js";
 import { detailedResponse, summaryResponse, totalsResponse, weeklyResponse } from "./view.js";
 import { weeklyRows } from "./weekly.js";
 import { fileOfTable, type FileFormat } from "./formats/index.js";
-import { runReport, type ReportRequest } from "./run.js";
+import { runReport, runRows, type ReportRequest } from "./run.js";
 import { fileName, KIND_TITLE, reportTable } from "./tables.js";
 
 /** The Reports API v3's JSON reports; the rows come from plain functions an export can call alike. */
 export function reportHandlers({ storage, identity }: ResourceKit) {
   const { db } = storage;
 
-  /** A report as a file: run as the caller sees the workspace (refusals before any byte), named by its kind and days. */
+  /**
+   * A report as a file: run as the caller sees the workspace (refusals before any byte), named by
+   * its kind and days; with its totals only where the file prints them (not in CSV).
+   */
   async function* fileOf(ctx: HandlerContext, request: ReportRequest, extension: FileFormat) {
-    const run = await runReport(db, identity, trackingScope(ctx), request);
+    const run = await (extension === "csv" ? runRows : runReport)(db, identity, trackingScope(ctx), request);
     yield* fileOfTable(extension, reportTable(db, run, KIND_TITLE[request.kind]), fileName(run, extension));
   }
 

@@ -61,11 +61,28 @@ export function instantAt(day: Day, secondsOfDay: number, zone: string): Date {
 /** The zone's wall clock at an instant, whole seconds: `2025-03-15T09:30:00.000Z` read as local. */
 const wallClock = (at: Date, offset: number) => new Date(Math.floor(at.getTime() / 1000) * 1000 + offset * 1000).toISOString();
 
-/** The day (`YYYY-MM-DD`) and time (`HH:MM:SS`) of an instant on the zone's clock: a file's cells. */
-export function localDayAndTime(at: Date, zone: string): [string, string] {
-  const wall = wallClock(at, offsetSecondsAt(at, zone));
-  return [wall.slice(0, 10), wall.slice(11, 19)];
+/** `00` to `59`. */
+const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, "0"));
+
+/**
+ * The day (`YYYY-MM-DD`) and time (`HH:MM:SS`) on the zone's clock of the many instants of a file
+ * in one zone: the offset as `offsetSecondsAt` keeps it (once per UTC day), each local day's text
+ * made once, the time from its seconds; no ISO text made and cut per instant.
+ */
+export function localClock(zone: string): (at: Date) => [string, string] {
+  const days = new Map<number, string>();
+  return (at) => {
+    const wall = Math.floor(at.getTime() / 1000) + offsetSecondsAt(at, zone);
+    const n = Math.floor(wall / 86_400);
+    const second = wall - n * 86_400;
+    let day = days.get(n);
+    if (day === undefined) days.set(n, (day = dayText(dayOf(n))));
+    return [day, `${TWO_DIGITS[Math.floor(second / 3600)]}:${TWO_DIGITS[Math.floor(second / 60) % 60]}:${TWO_DIGITS[second % 60]}`];
+  };
 }
+
+/** The day (`YYYY-MM-DD`) and time (`HH:MM:SS`) of an instant on the zone's clock (whole seconds): a file's cells. */
+export const localDayAndTime = (at: Date, zone: string) => localClock(zone)(at);
 
 /** RFC 3339 with the offset the zone has at that instant: `2025-03-15T09:30:00+09:00`. */
 export function localTimeText(at: Date, zone: string): string {

@@ -27,14 +27,18 @@ export interface RunPeriod {
   weekStart: number;
 }
 
-/** A report's results: its kind's rows, and the totals of the same entries. */
-export interface ReportRun {
+/** A report's results without its totals: its kind's rows (what a CSV file prints). */
+export interface ReportRows {
   kind: ReportRequest["kind"];
   ctx: ReportContext;
   summary?: { grouping: Dimension; subGrouping: Dimension; groups: SummaryGroup[] };
   /** A page of it (the JSON answer); `grouped` and `order` read every row (files). */
   detailed?: { page: DetailedPage; enrich: boolean; grouped: boolean; order: DetailedOrder };
   weekly?: WeeklyRow[];
+}
+
+/** A report's results: its kind's rows, and the totals of the same entries. */
+export interface ReportRun extends ReportRows {
   totals: Totals;
 }
 
@@ -53,9 +57,20 @@ function inPeriod(ctx: ReportContext, input: Parameters<typeof reportRange>[0], 
 
 /**
  * Runs a report as `scope` sees the workspace, over the request's days or, given, a period in a
- * zone of its own. Calls the accounts service (the workspace's members): never inside a transaction.
+ * zone of its own, with the totals of its entries (a PDF's totals line and chart, an XLSX's totals
+ * row, a saved report's answer, a mail's lines). Calls the accounts service (the workspace's
+ * members): never inside a transaction.
  */
 export async function runReport(db: Knex, identity: Client<typeof IdentityService>, scope: TrackingScope, request: ReportRequest, period?: RunPeriod): Promise<ReportRun> {
+  const rows = await runRows(db, identity, scope, request, period);
+  return { ...rows, totals: await detailedTotals(db, rows.ctx, undefined) };
+}
+
+/**
+ * Runs a report without its totals: what a CSV file prints (a year's totals were a query of their
+ * own that no CSV line showed). As `runReport` otherwise.
+ */
+export async function runRows(db: Knex, identity: Client<typeof IdentityService>, scope: TrackingScope, request: ReportRequest, period?: RunPeriod): Promise<ReportRows> {
   switch (request.kind) {
     case "summary": {
       const req = request.req;
@@ -63,7 +78,7 @@ export async function runReport(db: Knex, identity: Client<typeof IdentityServic
       const audit = summaryAudit(scope, req.audit);
       const ctx = inPeriod(await reportContext(identity, scope, req, { extraGiven: [req.grouping, req.subGrouping, req.audit] }), req, period, false);
       const groups = await summaryGroups(db, ctx, { grouping, subGrouping, distinguishRates: req.distinguishRates, includeIds: req.includeTimeEntryIds, collapse: req.collapse, audit });
-      return { kind: request.kind, ctx, summary: { grouping, subGrouping, groups }, totals: await detailedTotals(db, ctx, undefined) };
+      return { kind: request.kind, ctx, summary: { grouping, subGrouping, groups } };
     }
     case "detailed": {
       const req = request.req;
@@ -75,12 +90,12 @@ export async function runReport(db: Knex, identity: Client<typeof IdentityServic
       });
       const ctx = inPeriod(base, req, period, false);
       const found = await detailedPage(db, ctx, { grouped: req.grouped, order, page: req.grouped ? { ...page, seek: undefined } : page });
-      return { kind: request.kind, ctx, detailed: { page: found, enrich: req.enrichResponse, grouped: req.grouped, order }, totals: await detailedTotals(db, ctx, undefined) };
+      return { kind: request.kind, ctx, detailed: { page: found, enrich: req.enrichResponse, grouped: req.grouped, order } };
     }
     case "weekly": {
       const req = request.req;
       const ctx = inPeriod(await reportContext(identity, scope, req, { weekly: true }), req, period, true);
-      return { kind: request.kind, ctx, weekly: await weeklyRows(db, ctx), totals: await detailedTotals(db, ctx, undefined) };
+      return { kind: request.kind, ctx, weekly: await weeklyRows(db, ctx) };
     }
   }
 }

@@ -71,7 +71,8 @@ export async function* fileChunks(bytes: AsyncIterable<Uint8Array>, fileName = "
     parts.push(part);
     length += part.byteLength;
     if (length >= chunkBytes) {
-      yield { data: Buffer.concat(parts, length), fileName: name };
+      // A part as large as a chunk (the CSV writer's) goes as it is.
+      yield { data: parts.length === 1 ? parts[0] : Buffer.concat(parts, length), fileName: name };
       name = "";
       parts = [];
       length = 0;

@@ -57,9 +57,10 @@ export const alignsRight = (kind: ColumnKind) => kind !== "text";
 export function formatDuration(seconds: number): string {
   const sign = seconds < 0 ? "-" : "";
   const whole = Math.round(Math.abs(seconds));
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${sign}${pad(Math.floor(whole / 3600))}:${pad(Math.floor(whole / 60) % 60)}:${pad(whole % 60)}`;
+  return `${sign}${twoDigits(Math.floor(whole / 3600))}:${twoDigits(Math.floor(whole / 60) % 60)}:${twoDigits(whole % 60)}`;
 }
+
+const twoDigits = (n: number) => (n < 10 ? `0${n}` : String(n));
 
 /**
  * The columns of the real detailed report's CSV, in its order, with its header texts (the
