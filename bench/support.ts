@@ -57,11 +57,12 @@ export function benchListQuery(params: Record<string, string | undefined>): Cand
 /**
  * Runs a TypeScript entry point of this repository (`cmd/start.ts`, a bench server) in its own
  * Node.js process and resolves once `readyUrl` answers 2xx. BENCH_PROFILE=<dir>: the process
- * writes a V8 CPU profile there when it stops.
+ * writes a V8 CPU profile there when it stops. `ipc`: with a message channel to the process.
  */
-export async function startProcess(entry: string, env: NodeJS.ProcessEnv, readyUrl: string): Promise<ChildProcess> {
+export async function startProcess(entry: string, env: NodeJS.ProcessEnv, readyUrl: string, options: { ipc?: boolean } = {}): Promise<ChildProcess> {
   const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", entry], { cwd: join(import.meta.dirname, ".."), env, stdio: ["ignore", "ignore", "inherit"] });
+  const stdio = options.ipc ? ["ignore", "ignore", "inherit", "ipc"] : ["ignore", "ignore", "inherit"];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", entry], { cwd: join(import.meta.dirname, ".."), env, stdio: stdio as ("ignore" | "inherit" | "ipc")[] });
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`);

@@ -1,5 +1,6 @@
 import * as http from "node:http";
 import * as https from "node:https";
+import { urlToHttpOptions } from "node:url";
 import { guardedLookup, refusedUrl, type TargetRules } from "./target.js";
 
 /** A receiver must answer within this time. */
@@ -11,6 +12,9 @@ const REFUSALS = {
   port: "refusing to connect to a port other than 80 or 443",
   internal: "refusing to connect to an internal address",
 } as const;
+
+/** Callback URLs kept parsed (one per subscription delivered to). */
+const PARSED_URLS = 10_000;
 
 /** How much of an answer is read when it matters (a ping's validation code); the rest is ignored. */
 const MAX_ANSWER_BYTES = 64 * 1024;
@@ -48,6 +52,19 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     "http:": new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 60_000 }),
     "https:": new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 60_000 }),
   };
+  // A URL parsed once, with its request options (http.request would convert the URL each time).
+  const parsed = new Map<string, { target: URL; options: http.RequestOptions }>();
+  const parse = (url: string) => {
+    let kept = parsed.get(url);
+    if (!kept) {
+      const target = new URL(url);
+      kept = { target, options: urlToHttpOptions(target) };
+      // The oldest go first (a Map keeps insertion order).
+      if (parsed.size >= PARSED_URLS) parsed.delete(parsed.keys().next().value!);
+      parsed.set(url, kept);
+    }
+    return kept;
+  };
   const deliver = (url: string, body: string, headers: Record<string, string>, opts: { readAnswer?: boolean } = {}): Promise<DeliveryResult> => {
     // Latency is real elapsed time (the monotonic clock), not business time: the injected clock
     // of a test does not move while a receiver answers.
@@ -55,8 +72,9 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     const done = (r: Omit<DeliveryResult, "latencyMs">): DeliveryResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
     return new Promise((resolve) => {
       let target: URL;
+      let parts: http.RequestOptions;
       try {
-        target = new URL(url);
+        ({ target, options: parts } = parse(url));
       } catch {
         return resolve(done({ ok: false, error: "invalid URL" }));
       }
@@ -72,8 +90,8 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
       };
       const mod = target.protocol === "https:" ? https : http;
       const req = mod.request(
-        target,
         {
+          ...parts,
           method: "POST",
           agent: agents[target.protocol as "http:" | "https:"],
           lookup: lookup as unknown as http.RequestOptions["lookup"],

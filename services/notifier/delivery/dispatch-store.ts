@@ -129,16 +129,21 @@ export class DispatchStore {
 
   /**
    * The next pending notifications of each of the subscriptions (at most `limit` each), in
-   * order, with the subscription's current URL and secret: one query for many workers. The
+   * order, after the seq given for each (what its worker attempted already: a record may still be
+   * on its way), with the subscription's current URL and secret: one query for many workers. The
    * events' payload templates are not in it (see `templates`).
    */
-  async pendingBatches(subscriptionIds: number[], limit: number): Promise<Map<number, Omit<Deliverable, "template">[]>> {
-    const out = new Map<number, Omit<Deliverable, "template">[]>(subscriptionIds.map((id) => [id, []]));
-    if (subscriptionIds.length === 0) return out;
+  async pendingBatches(after: Map<number, number>, limit: number): Promise<Map<number, Omit<Deliverable, "template">[]>> {
+    const out = new Map<number, Omit<Deliverable, "template">[]>([...after.keys()].map((id) => [id, []]));
+    if (after.size === 0) return out;
+    const fromStart = [...after].filter(([, seq]) => seq <= 0).map(([id]) => id);
     const ranked = this.db("notifications as n")
       .join("subscriptions as s", "s.id", "n.subscription_id")
       .where("n.state", "pending")
-      .whereIn("n.subscription_id", subscriptionIds)
+      .where((q) => {
+        if (fromStart.length) q.orWhereIn("n.subscription_id", fromStart);
+        for (const [id, seq] of after) if (seq > 0) q.orWhere((x) => x.where("n.subscription_id", id).where("n.seq", ">", seq));
+      })
       .select("n.*", "s.family", "s.url", "s.secret_sealed", "s.enabled", this.db.raw("row_number() over (partition by n.subscription_id order by n.seq) as rn"));
     const rows: Record<string, unknown>[] = await this.db.select("*").from(ranked.as("x")).where("rn", "<=", limit).orderBy("seq");
     for (const r of rows) {
