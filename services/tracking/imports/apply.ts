@@ -199,7 +199,8 @@ export async function writeEntries(db: Knex, target: ImportTarget, ids: CatalogI
   );
   const running = new Set<number>(batch.some((e) => e.duration < 0) ? (await db(timeEntries.table).whereIn("running_user_id", owners).select("running_user_id")).map((r: { running_user_id: number }) => Number(r.running_user_id)) : []);
 
-  const plain: Omit<TimeEntryRow, "id">[] = [];
+  // Members' rows as the statement takes them (made at once: the batch holds one object a row).
+  const plain: Record<string, unknown>[] = [];
   const adopted: { row: Omit<TimeEntryRow, "id">; email: string }[] = [];
   for (const entry of batch) {
     const member = target.members.get(entry.email);
@@ -236,12 +237,12 @@ export async function writeEntries(db: Knex, target: ImportTarget, ids: CatalogI
       server_deleted_at: entry.deleted ? now : null,
     };
     if (member === undefined) adopted.push({ row, email: entry.email });
-    else plain.push(row);
+    else plain.push(stored_(row));
   }
   if (!write) return;
   const trx = db as Knex.Transaction;
   // Many rows per statement (within SQLite's bound variables: 17 columns a row).
-  for (let i = 0; i < plain.length; i += 500) await trx(timeEntries.table).insert(plain.slice(i, i + 500).map(stored_));
+  for (let i = 0; i < plain.length; i += 500) await trx(timeEntries.table).insert(plain.slice(i, i + 500));
   for (const { row, email } of adopted) {
     const { id } = await timeEntries.insert(trx, row);
     await trx(ORIGINS).insert({ time_entry_id: id, workspace_id: workspace, email });

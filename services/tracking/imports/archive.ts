@@ -1,3 +1,5 @@
+import { Readable } from "node:stream";
+import { ConnectError } from "@connectrpc/connect";
 import yauzl from "yauzl";
 import { importFileInvalid } from "../errors.js";
 
@@ -28,6 +30,8 @@ export interface Archive {
   entries: ArchiveEntry[];
   /** The bytes of a file entry, inflated and counted. */
   read(name: string): Promise<Buffer>;
+  /** The bytes of a file entry as they inflate, counted (a large CSV is never whole in memory). */
+  stream(name: string): Readable;
   close(): void;
 }
 
@@ -89,29 +93,33 @@ export async function openArchive(file: string, data: Buffer, limits = ARCHIVE_L
   }
   return {
     entries: [...found].map(([name, e]) => ({ name, size: e.uncompressedSize })),
-    read: (name) => inflate(zip, found.get(name)!, `${file}: ${JSON.stringify(name)}`, limits),
+    read: async (name) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of inflate(zip, found.get(name)!, `${file}: ${JSON.stringify(name)}`, limits)) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks);
+    },
+    stream: (name) => Readable.from(inflate(zip, found.get(name)!, `${file}: ${JSON.stringify(name)}`, limits)),
     close: () => zip.close(),
   };
 }
 
-/** An entry's bytes, counted while they inflate: past its declared size or the limit, refused. */
-function inflate(zip: yauzl.ZipFile, entry: yauzl.Entry, where: string, limits: typeof ARCHIVE_LIMITS): Promise<Buffer> {
+/** An entry's bytes as they inflate, counted: past its declared size or the limit, refused. */
+async function* inflate(zip: yauzl.ZipFile, entry: yauzl.Entry, where: string, limits: typeof ARCHIVE_LIMITS): AsyncGenerator<Buffer> {
   const most = Math.min(entry.uncompressedSize, limits.entryBytes);
-  return new Promise((resolve, reject) => {
-    zip.openReadStream(entry, (err, stream) => {
-      if (err) return reject(importFileInvalid(where, `damaged entry (${err.message})`));
-      const chunks: Buffer[] = [];
-      let count = 0;
-      stream.on("data", (chunk: Buffer) => {
-        count += chunk.length;
-        if (count > most) {
-          stream.destroy();
-          return reject(importFileInvalid(where, `refused: inflates past its declared ${entry.uncompressedSize} bytes`));
-        }
-        chunks.push(chunk);
-      });
-      stream.on("error", (e: Error) => reject(importFileInvalid(where, `damaged entry (${e.message})`)));
-      stream.on("end", () => resolve(Buffer.concat(chunks)));
-    });
-  });
+  const stream = await new Promise<Readable>((resolve, reject) =>
+    zip.openReadStream(entry, (err, s) => (err ? reject(importFileInvalid(where, `damaged entry (${err.message})`)) : resolve(s))),
+  );
+  let count = 0;
+  try {
+    for await (const chunk of stream) {
+      count += (chunk as Buffer).length;
+      if (count > most) throw importFileInvalid(where, `refused: inflates past its declared ${entry.uncompressedSize} bytes`);
+      yield chunk as Buffer;
+    }
+  } catch (err) {
+    if (err instanceof ConnectError) throw err;
+    throw importFileInvalid(where, `damaged entry (${(err as Error).message})`);
+  } finally {
+    stream.destroy();
+  }
 }

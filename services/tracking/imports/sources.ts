@@ -1,4 +1,4 @@
-import { Readable } from "node:stream";
+import { Readable, pipeline } from "node:stream";
 import { parse } from "csv-parse";
 import { detailedReportColumns } from "../reports/formats/index.js";
 import * as layout from "../portability/layout.js";
@@ -112,8 +112,12 @@ function noteEntry(content: ImportContent, entry: ImportedEntry): void {
   content.entries++;
   if (!content.people.has(entry.email)) content.people.set(entry.email, "");
   if (entry.project) {
-    addProject(content, plainProject(entry.project));
-    if (entry.task) addTask(content, { project: entry.project, name: entry.task, active: true, estimatedSeconds: null, rate: null, assignee: null });
+    // Objects are made only for what is new (this runs once an entry), and the entry keeps the
+    // project's one reference rather than its own copy (a batch waiting to be written holds less).
+    const key = projectKey(entry.project);
+    if (!content.projects.has(key)) addProject(content, plainProject(entry.project));
+    entry.project = content.projects.get(key)!;
+    if (entry.task && !content.tasks.has(taskKey(entry.project, entry.task))) addTask(content, { project: entry.project, name: entry.task, active: true, estimatedSeconds: null, rate: null, assignee: null });
   }
   for (const tag of entry.tags) if (!content.tags.has(nameKey(tag))) content.tags.set(nameKey(tag), tag);
 }
@@ -158,7 +162,9 @@ type CsvColumn = (typeof CSV_COLUMNS)[number];
 export async function readDetailedCsv(file: string, input: Readable, timeZone: string, sink: EntrySink): Promise<void> {
   // Lines are counted here (a record's own line breaks, inside quotes, move the next one on):
   // csv-parse's `info` per record would cost a third of the parse.
-  const parser = input.pipe(parse({ bom: true, relax_column_count: false }));
+  const parser = parse({ bom: true, relax_column_count: false });
+  // A fault of the input (a refused ZIP entry, a lost database) ends the parse with it (pipe would leave it waiting).
+  pipeline(input, parser, () => undefined);
   let index: Record<CsvColumn, number> | undefined;
   let line = 1;
   try {
@@ -198,7 +204,6 @@ function csvEntry(record: string[], index: Record<CsvColumn, number>, where: str
   if (client !== null && projectName === null) throw importFileInvalid(where, "a Client without a Project");
   if (task !== null && projectName === null) throw importFileInvalid(where, "a Task without a Project");
   return {
-    where,
     email: importedEmail(cell("Email"), where),
     project: projectName === null ? null : { client, name: projectName },
     task,
@@ -225,17 +230,23 @@ async function jsonOf(archive: Archive, where: string, name: string): Promise<un
   }
 }
 
-/** A list file: an array of objects; `null` (the real export writes some so) or a missing file is an empty list. */
-async function listOf(archive: Archive, names: Set<string>, where: string, name: string): Promise<{ item: Item; where: string }[]> {
+/**
+ * A list file: an array of objects; `null` (the real export writes some so) or a missing file is an
+ * empty list. Its items are handed out one at a time (a year of entries makes no second array of them).
+ */
+async function listOf(archive: Archive, names: Set<string>, where: string, name: string): Promise<Iterable<{ item: Item; where: string }>> {
   if (!names.has(name)) return [];
   const value = await jsonOf(archive, where, name);
   if (value === null) return [];
   if (!Array.isArray(value)) throw importFileInvalid(`${where}: ${name}`, "expected an array");
-  return value.map((item, i) => {
-    const at = `${where}: ${name}: item ${i + 1}`;
-    if (typeof item !== "object" || item === null || Array.isArray(item)) throw importFileInvalid(at, "expected an object");
-    return { item: item as Item, where: at };
-  });
+  return (function* () {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const at = `${where}: ${name}: item ${i + 1}`;
+      if (typeof item !== "object" || item === null || Array.isArray(item)) throw importFileInvalid(at, "expected an object");
+      yield { item: item as Item, where: at };
+    }
+  })();
 }
 
 function idOf(item: Item, field: string, where: string, optional: true): number | null;
@@ -326,7 +337,8 @@ async function readWorkspaceArchive(file: string, data: Buffer, content: ImportC
       const color = typeof item.color === "string" && /^#[0-9a-fA-F]{6}$/.test(item.color) ? item.color.toLowerCase() : null;
       projectsById.set(idOf(item, "id", where), ref);
       addProject(content, {
-        ...ref,
+        client: ref.client,
+        name: ref.name,
         active: flagOf(item, "active", where, true),
         isPrivate: flagOf(item, "is_private", where, false),
         color,
@@ -424,7 +436,7 @@ async function readWorkspaceArchive(file: string, data: Buffer, content: ImportC
       }
     };
     if (yearFiles.length > 0) await jsonFiles(yearFiles, false);
-    else if (csv) await readDetailedCsv(`${file}: ${layout.DETAILED_CSV_FILE}`, Readable.from([await archive.read(layout.DETAILED_CSV_FILE)]), timeZone, sink);
+    else if (csv) await readDetailedCsv(`${file}: ${layout.DETAILED_CSV_FILE}`, archive.stream(layout.DETAILED_CSV_FILE), timeZone, sink);
     await jsonFiles(deletedYearFiles, true);
   } finally {
     archive.close();
@@ -466,7 +478,6 @@ function jsonEntry(item: Item, where: string, refs: EntryRefs, deleted: boolean)
   } else if (item.tags !== null && item.tags !== undefined) throw importFileInvalid(where, "tags must be an array of names");
   const billable = flagOf(item, "billable", where, false);
   return {
-    where,
     email: refs.personOf(idOf(item, "user_id", where), where),
     project,
     task,

@@ -171,6 +171,8 @@ t.test("malformed files are refused whole, naming the file and the fault, nothin
     ["a duration over a year", file("long.csv", detailedCsv([csvRow({ email: owner.email, start: "2026-02-03 10:00:00", duration: "9000:00:00" })])), /^long\.csv: line 2: duration over a year/],
     ["an invalid e-mail", file("mail.csv", detailedCsv([csvRow({ email: "nobody", start: "2026-02-03 10:00:00", duration: "00:10:00" })])), /^mail\.csv: line 2: invalid e-mail "nobody"/],
     ["a row of another length", file("ragged.csv", Buffer.from(`${detailedCsv([]).toString().trim()}\r\na,b\r\n`)), /^ragged\.csv: line 2: malformed CSV/],
+    ["an invalid date in the CSV of a ZIP (read as it inflates)", file("csvzip.zip", await zipOf({ [layout.DETAILED_CSV_FILE]: detailedCsv([csvRow({ email: owner.email, start: "2026-02-03 10:00:00", duration: "00:10:00" }), csvRow({ email: owner.email, start: "2026-13-03 10:00:00", duration: "00:10:00" })]) })), /^csvzip\.zip: time_entries\.csv: line 3: invalid Start date "2026-13-03"/],
+    ["the CSV of a ZIP inflating past its declared size", file("csvliar.zip", declaredSize(await zipOf({ [layout.DETAILED_CSV_FILE]: detailedCsv([csvRow({ email: owner.email, start: "2026-02-03 10:00:00", duration: "00:10:00" })]) }), 40)), /^csvliar\.zip: "time_entries\.csv": /],
     ["a JSON entry of the wrong shape", file("ours.zip", await zipOf({ ...realExport(people), [layout.timeEntriesFile(2026)]: JSON.stringify([{ start: "yesterday", duration: 60, user_id: 11 }]) })), /^ours\.zip: time_entries\/2026\.json: item 1: invalid start "yesterday"/],
   ];
   for (const [what, bad, message] of cases) {
