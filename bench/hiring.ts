@@ -122,9 +122,16 @@ async function main(): Promise<void> {
       const check = await get(agent, ports.gateway, `/api/v2/candidates${query}`, ws.apiKey);
       const body = JSON.parse(check.body) as { data: unknown[]; total: number };
       if (check.status !== 200 || body.data.length === 0) throw new Error(`${query}: ${check.status} ${check.body.slice(0, 200)}`);
+      // A failure counts as an error of its row; the first few are shown, to say what failed.
+      let shown = 0;
+      const ok = async (answer: Promise<{ status: number; body: string }>) => {
+        const res = await answer.catch((err: Error) => ({ status: 0, body: err.message }));
+        if (res.status !== 200 && shown++ < 5) log(`  failed: ${res.status} ${res.body.slice(0, 300)}`);
+        return res.status === 200;
+      };
       const paths: ComparedPath[] = [
-        { path: "gateway (HTTP)", request: async () => (await get(agent, ports.gateway, `/api/v2/candidates${query}`, ws.apiKey)).status === 200, serverPid: system.pid },
-        { path: "bare server (HTTP)", request: async () => (await get(agent, ports.bare, `/candidates${query}`, ws.apiKey)).status === 200, serverPid: bare.pid },
+        { path: "gateway (HTTP)", request: () => ok(get(agent, ports.gateway, `/api/v2/candidates${query}`, ws.apiKey)), serverPid: system.pid },
+        { path: "bare server (HTTP)", request: () => ok(get(agent, ports.bare, `/candidates${query}`, ws.apiKey)), serverPid: bare.pid },
         { path: "direct (knex)", request: () => direct(s.query) },
         { path: "direct, total counted (knex)", request: () => direct(s.query, new HiringStore(db!)) },
       ];

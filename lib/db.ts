@@ -54,7 +54,8 @@ export async function connectDatabase(config: Config, service: ServiceName): Pro
     pool: {
       min: 1,
       max: 1,
-      afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+      afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
+        rememberStatements(conn);
         conn.pragma("journal_mode = WAL");
         conn.pragma("synchronous = NORMAL");
         conn.pragma("foreign_keys = ON");
@@ -63,6 +64,42 @@ export async function connectDatabase(config: Config, service: ServiceName): Pro
       },
     },
   });
+}
+
+/** What lib/db.ts uses of a better-sqlite3 connection and its statements. */
+interface SqliteStatement {
+  raw(on: boolean): SqliteStatement;
+  all(bindings: unknown[]): unknown[];
+}
+interface SqliteConnection {
+  pragma(s: string): unknown;
+  prepare(sql: string): SqliteStatement;
+}
+
+/** Prepared statements a connection keeps at most; a full cache is started afresh. */
+const REMEMBERED_STATEMENTS = 500;
+
+/**
+ * Makes the connection keep its prepared statements by their SQL text. knex prepares every
+ * statement anew, which cost 4 to 11% of a request's CPU time (a page of candidates, the
+ * running time entry; see docs/gateway-cost.md); a statement
+ * runs to its end before the next is run on the connection (`all` and `run` are synchronous),
+ * so one statement may serve every query of the same text. Its settings stay as knex leaves
+ * them: knex sets none (no `safeIntegers` option is used), and `selectArrays` turns raw mode
+ * back off.
+ */
+function rememberStatements(conn: SqliteConnection): void {
+  const prepare = conn.prepare.bind(conn);
+  const statements = new Map<string, SqliteStatement>();
+  conn.prepare = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = prepare(sql);
+      if (statements.size >= REMEMBERED_STATEMENTS) statements.clear();
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
 }
 
 /** True when a CREATE TABLE lost the race to another process that made the table first. */
@@ -161,9 +198,15 @@ const sqliteBinding = (v: unknown): unknown => (v instanceof Date ? v.getTime() 
 export async function selectArrays(db: Knex, query: Knex.QueryBuilder): Promise<unknown[][]> {
   if (isMysql(db)) return (await query.options({ rowsAsArray: true })) as unknown[][];
   const { sql, bindings } = query.toSQL().toNative();
-  const connection = (await db.client.acquireConnection()) as { prepare(sql: string): { raw(on: boolean): { all(bindings: unknown[]): unknown[][] } } };
+  const connection = (await db.client.acquireConnection()) as SqliteConnection;
   try {
-    return connection.prepare(sql).raw(true).all(bindings.map(sqliteBinding));
+    // The statement is remembered (see rememberStatements): raw mode ends with this query.
+    const statement = connection.prepare(sql).raw(true);
+    try {
+      return statement.all(bindings.map(sqliteBinding)) as unknown[][];
+    } finally {
+      statement.raw(false);
+    }
   } finally {
     await db.client.releaseConnection(connection);
   }

@@ -1,0 +1,60 @@
+import t from "tap";
+import { loadConfig } from "../config.js";
+import { connectDatabase, dropDatabase, isUniqueViolation, selectArrays } from "../db.js";
+import { testEnv } from "../../test/support/harness.js";
+
+/**
+ * An SQLite connection keeps its prepared statements by SQL text (lib/db.ts): the same statement
+ * serves later queries of the same text, and what one query sets on it does not reach the next.
+ */
+
+const config = loadConfig(testEnv());
+const db = await connectDatabase(config, "hiring");
+t.teardown(async () => {
+  await db.destroy();
+  await dropDatabase(config, "hiring");
+});
+await db.schema.createTable("statement_things", (table) => {
+  table.integer("id").primary();
+  table.string("name").notNullable();
+});
+await db("statement_things").insert([{ id: 1, name: "one" }, { id: 2, name: "two" }]);
+
+const byId = (id: number) => db("statement_things").where({ id }).select("id", "name");
+
+t.test("a query of the same text reads the rows as they are now, with its own bindings", async (t) => {
+  t.same(await byId(1), [{ id: 1, name: "one" }]);
+  await db("statement_things").where({ id: 1 }).update({ name: "uno" });
+  t.same(await byId(1), [{ id: 1, name: "uno" }]);
+  t.same(await byId(2), [{ id: 2, name: "two" }]);
+  t.same(await byId(3), []);
+});
+
+t.test("rows read as arrays leave the statement reading objects for knex", async (t) => {
+  t.same(await selectArrays(db, byId(2)), [[2, "two"]]);
+  t.same(await byId(2), [{ id: 2, name: "two" }]);
+  t.same(await selectArrays(db, byId(2)), [[2, "two"]]);
+});
+
+t.test("a statement that failed serves the next query", async (t) => {
+  const insert = (id: number) => db("statement_things").insert({ id, name: "dup" });
+  await insert(10);
+  t.ok(isUniqueViolation(await insert(10).then(() => undefined, (err: unknown) => err)), "same key twice");
+  await insert(11);
+  t.same(await db("statement_things").whereIn("id", [10, 11]).orderBy("id").pluck("id"), [10, 11]);
+});
+
+t.test("a statement rolled back in a transaction is used again after it", async (t) => {
+  await t.rejects(
+    db.transaction(async (trx) => {
+      await trx("statement_things").insert({ id: 20, name: "gone" });
+      throw new Error("abandon");
+    }),
+    { message: "abandon" },
+  );
+  t.same(await byId(20), []);
+  await db.transaction(async (trx) => {
+    await trx("statement_things").insert({ id: 20, name: "kept" });
+  });
+  t.same(await byId(20), [{ id: 20, name: "kept" }]);
+});
