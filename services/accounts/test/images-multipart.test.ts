@@ -7,8 +7,11 @@ import { accountsDb, addMember, ownOrganization } from "./organization-support.j
 import { imageInvalidType, imageMissing } from "../errors.js";
 import { MAX_IMAGE_BYTES } from "../images/rules.js";
 import { NO_ACCESS } from "../../../lib/errors.js";
-import { CROSS_SITE_MESSAGE } from "../../../gateway/cross-site.js";
-import { MALFORMED_FORM_MESSAGE, TOO_MANY_FILES_MESSAGE } from "../../../gateway/multipart.js";
+
+/** The gateway's answers (gateway/cross-site.ts, gateway/multipart.ts): a service's tests import no gateway module (test/layering.test.ts). */
+const CROSS_SITE_MESSAGE = "Cross-site request refused";
+const MALFORMED_FORM_MESSAGE = "Invalid multipart/form-data body";
+const TOO_MANY_FILES_MESSAGE = "Only one file may be uploaded";
 
 /**
  * Avatars and workspace logos uploaded as the real API takes them: `multipart/form-data` with the
