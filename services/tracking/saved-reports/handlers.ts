@@ -34,7 +34,7 @@ import {
   type SavedReportSettings,
 } from "./rules.js";
 import { runNames, runSavedReport } from "./run.js";
-import type { ReportRun } from "../reports/run.js";
+import type { ReportRows, ReportRun } from "../reports/run.js";
 import { fileName, reportTable } from "../reports/tables.js";
 import { fileOfTable } from "../reports/formats/index.js";
 import { displayMode } from "../reports/rules.js";
@@ -96,11 +96,11 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
   }
 
   /**
-   * The saved report a token names, run as its owner sees the workspace: a public one for anyone,
+   * The saved report a token names and the scope it runs in, its owner's: a public one for anyone,
    * a private one for its owner and the workspace's admins when the caller is known (the same
    * 403 as an unknown token otherwise); 403 when the owner is no active member any more.
    */
-  async function runByToken(token: string, callerId: bigint | undefined, overrides: JsonObject): Promise<{ row: SavedReportRow; run: ReportRun }> {
+  async function tokenReport(token: string, callerId: bigint | undefined): Promise<{ row: SavedReportRow; scope: TrackingScope }> {
     const row = await savedReportByTokenHash(db, reportTokenHash(token));
     if (!row) throw sharedReportTokenInvalid();
     if (!row.public) {
@@ -112,7 +112,19 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
     }
     const scope = await memberScope(row.user_id, row.workspace_id);
     if (!scope) throw sharedReportOwnerGone();
+    return { row, scope };
+  }
+
+  /** The token's saved report run with its totals (the JSON answer, XLSX, PDF). */
+  async function runByToken(token: string, callerId: bigint | undefined, overrides: JsonObject): Promise<{ row: SavedReportRow; run: ReportRun }> {
+    const { row, scope } = await tokenReport(token, callerId);
     return { row, run: await runSavedReport(db, identity, scope, row, overrides, { now: clock.now() }) };
+  }
+
+  /** The token's saved report run without totals, which a CSV file does not print. */
+  async function rowsByToken(token: string, callerId: bigint | undefined, overrides: JsonObject): Promise<{ row: SavedReportRow; run: ReportRows }> {
+    const { row, scope } = await tokenReport(token, callerId);
+    return { row, run: await runSavedReport(db, identity, scope, row, overrides, { now: clock.now() }, "rows") };
   }
 
   return (router: ConnectRouter) =>
@@ -238,7 +250,7 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
       },
 
       async *runSharedReportCsv(req, ctx) {
-        const { row, run } = await runByToken(req.reportToken, caller(ctx).userId, fileOverrides(req));
+        const { row, run } = await rowsByToken(req.reportToken, caller(ctx).userId, fileOverrides(req));
         yield* fileOfTable("csv", reportTable(db, run, row.name), fileName(run, "csv"));
       },
 
