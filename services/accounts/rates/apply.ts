@@ -5,7 +5,7 @@ import { rateWorkspaceInvalid, rateWorkspaceUserMissing } from "../errors.js";
 import { isPaid } from "../organizations/plan.js";
 import { memberForChange, membershipsIn, organizationUsers, organizations, userProfile, type MembershipRow } from "../organizations/store.js";
 import { emitMemberships } from "../workspace-users/view.js";
-import { membershipByIdForChange, workspaceById } from "../workspace-users/store.js";
+import { hasMembership, membershipByIdForChange, workspaceById } from "../workspace-users/store.js";
 import { memberWorkspace, workspaces, type MemberWorkspace, type WorkspaceRow } from "../workspaces/store.js";
 import { workspaceEvent } from "../workspaces/view.js";
 import { workspaceRateHistory } from "./store.js";
@@ -38,7 +38,7 @@ export async function checkEntity(db: Knex, key: RateKey): Promise<void> {
   const workspace = await workspaceById(db, key.workspace);
   if (key.level === "workspace") {
     if (!workspace || key.levelId !== workspace.id) throw rateWorkspaceInvalid();
-  } else if (!workspace || !(await db("workspace_users").where({ workspace_id: workspace.id, id: key.levelId }).first("id"))) {
+  } else if (!workspace || !(await hasMembership(db, workspace.id, key.levelId))) {
     throw rateWorkspaceUserMissing();
   }
 }

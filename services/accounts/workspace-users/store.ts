@@ -88,6 +88,11 @@ export async function deleteMemberships(trx: Knex.Transaction, memberships: Memb
   }
 }
 
+/** Whether the workspace has a membership of this id (a workspace user's id), without locks. */
+export async function hasMembership(db: Knex, workspaceId: number, id: number): Promise<boolean> {
+  return Boolean(await db("workspace_users").where({ workspace_id: workspaceId, id }).first("id"));
+}
+
 /** The membership of that id in the workspace, locked for a change. */
 export async function membershipByIdForChange(trx: Knex.Transaction, workspace: WorkspaceRow, id: number): Promise<MembershipRow | undefined> {
   return (await membershipsForChange(trx, workspace, [id]))[0];
