@@ -5,7 +5,7 @@ import { rateWorkspaceInvalid, rateWorkspaceUserMissing } from "../errors.js";
 import { isPaid } from "../organizations/plan.js";
 import { memberForChange, membershipsIn, organizationUsers, organizations, userProfile, type MembershipRow } from "../organizations/store.js";
 import { emitMemberships } from "../workspace-users/view.js";
-import { hasMembership, membershipByIdForChange, workspaceById } from "../workspace-users/store.js";
+import { hasMembership, membershipByIdForChange, workspaceById, workspaceByIdForChange } from "../workspace-users/store.js";
 import { memberWorkspace, workspaces, type MemberWorkspace, type WorkspaceRow } from "../workspaces/store.js";
 import { workspaceEvent } from "../workspaces/view.js";
 import { workspaceRateHistory } from "./store.js";
@@ -18,8 +18,7 @@ export interface WorkspaceRateEntity {
 
 /** The entity a rate names, locked for the change: the path's workspace, or one of its memberships; undefined when gone. */
 async function lockedEntity(trx: Knex.Transaction, key: RateKey): Promise<WorkspaceRateEntity | undefined> {
-  const found = await workspaceById(trx, key.workspace);
-  const workspace = found && (await workspaces.getForChange(trx, found.organization_id, BigInt(found.id)));
+  const workspace = await workspaceByIdForChange(trx, key.workspace);
   if (!workspace) return undefined;
   if (key.level === "workspace") return key.levelId === workspace.id ? { workspace } : undefined;
   const membership = await membershipByIdForChange(trx, workspace, key.levelId);

@@ -19,6 +19,12 @@ export async function workspaceById(db: Knex, workspaceId: number): Promise<Work
   return raw ? workspaces.read(raw) : undefined;
 }
 
+/** The same, locked for a change in one read (as `workspaces.getForChange`, for a caller that knows no organization). */
+export async function workspaceByIdForChange(trx: Knex.Transaction, workspaceId: number): Promise<WorkspaceRow | undefined> {
+  const raw = await trx(workspaces.table).where({ id: workspaceId }).forUpdate().first();
+  return raw ? workspaces.read(raw) : undefined;
+}
+
 /** The workspace's members, by name, optionally whose name contains `name`. */
 export async function workspaceMembers(db: Knex, workspace: WorkspaceRow, name = ""): Promise<WorkspaceMember[]> {
   const q = db("workspace_users as wu")

@@ -136,8 +136,8 @@ function entriesQuery(db: Knex, ctx: ReportContext, order: DetailedOrder, from: 
   const seconds = secondsSql(ctx.rounding);
   const keys = orderKeys(ctx, order, seconds);
   const dir = order.descending ? "DESC" : "ASC";
-  const q = reportEntries(db, ctx).select(...columns, selectAs(db, seconds, "seconds"), selectAs(db, rateSql(ctx), "hourly_rate"));
   const { seek } = from;
+  const q = reportEntries(db, ctx, { seeking: seek !== undefined }).select(...columns, selectAs(db, seconds, "seconds"), selectAs(db, rateSql(ctx), "hourly_rate"));
   if (seek) {
     const [after, atOrAfter] = order.descending ? ["<", "<="] : [">", ">="];
     // The plain bound first: it is what lets the (workspace_id, start) index skip the rows before the page.

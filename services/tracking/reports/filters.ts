@@ -11,6 +11,14 @@ import type { ReportContext } from "./context.js";
 import type { IdChoice, Rounding } from "./rules.js";
 
 /**
+ * The indexes a page that seeks in start order is read by (`seeking`): left to itself, MariaDB
+ * reads such a page by `ref` on workspace_id alone, for its order, testing every entry before the
+ * bound (a page 90% deep of a year's 100,000 entries took 15 ms, the first 0.3 ms); held to these it
+ * reads the range from the bound (by (user_id, start) for a member's own entries).
+ */
+const SEEK_INDEXES = "time_entries_workspace_id_start_index, time_entries_user_id_start_index";
+
+/**
  * The one query every report starts from: the workspace's stopped, live time entries that start in
  * the range, that the caller may see, narrowed by the body's filters; and the SQL expressions the
  * reports group and sum by (rounded seconds, hourly rate, labour cost, local day). The same SQL on
@@ -19,11 +27,11 @@ import type { IdChoice, Rounding } from "./rules.js";
  *
  * Running entries are left out (they count once stopped), as the projects' `actual_seconds` does.
  */
-export function reportEntries(db: Knex, ctx: ReportContext, options: { joined?: boolean } = {}): Knex.QueryBuilder {
+export function reportEntries(db: Knex, ctx: ReportContext, options: { joined?: boolean; seeking?: boolean } = {}): Knex.QueryBuilder {
   const { scope, range, filters } = ctx;
   // Without the joins only where nothing below reads them: a member's visibility and the client filter read the project.
   const joined = options.joined !== false || !scope.admin || filters.clients !== undefined;
-  const q = db(`${timeEntries.table} as te`);
+  const q: Knex.QueryBuilder = options.seeking && isMysql(db) ? db.from(db.raw(`?? as te FORCE INDEX (${SEEK_INDEXES})`, [timeEntries.table])) : db(`${timeEntries.table} as te`);
   if (joined) joinRated(q);
   q.where("te.workspace_id", scope.workspace)
     .whereNull("te.server_deleted_at")
