@@ -19,8 +19,11 @@ export interface DomainEvent<Desc extends DescMessage = DescMessage> {
   object?: { schema: Desc; message: MessageShape<Desc> };
 }
 
+/** An event that carries its entity. */
+export type EntityEvent<Desc extends DescMessage = DescMessage> = DomainEvent<Desc> & Required<Pick<DomainEvent<Desc>, "object">>;
+
 /** The event of an entity's change, carrying the entity as it stands (one line per handler). */
-export function entityEvent<Desc extends DescMessage>(init: EntityEventInit<Desc>): DomainEvent<Desc> {
+export function entityEvent<Desc extends DescMessage>(init: EntityEventInit<Desc>): EntityEvent<Desc> {
   return {
     workspaceId: String(init.workspaceId),
     entity: init.entity,

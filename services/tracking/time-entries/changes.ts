@@ -10,7 +10,7 @@ import { checkMayManageTags, tagName } from "../tags/rules.js";
 import { liveTags, liveTagsByName } from "../tags/store.js";
 import { applyTagAction, checkConstraints, checkUnlocked, stoppedAt, timing, updatedTiming, type TagAction, type Timing } from "./rules.js";
 import { runningEntryForChange, timeEntries, type TimeEntryRow } from "./store.js";
-import { entryEvent } from "./view.js";
+import { entryEvent, type SavedEntry } from "./view.js";
 
 /** One change of an entry's tags: ids and names (a missing name is created unless the action deletes). */
 export interface TagStep {
@@ -145,7 +145,7 @@ async function stopRunning(cx: ChangeContext, userId: number, keep: number | und
  * tags (missing names created), sharing, times, the workspace's constraints; an entry that runs
  * after the change stops the owner's other running entry. Emits the entry's event.
  */
-export async function saveEntry(cx: ChangeContext, existing: TimeEntryRow | undefined, change: EntryChange): Promise<TimeEntryRow> {
+export async function saveEntry(cx: ChangeContext, existing: TimeEntryRow | undefined, change: EntryChange): Promise<SavedEntry> {
   const userId = await owner(cx, existing, change);
   const { projectId, taskId } = await projectAndTask(cx, existing, change);
   const tags = change.tags?.length ? await tagIds(cx, existing, change.tags) : (existing?.tag_ids ?? []);
@@ -177,21 +177,23 @@ export async function saveEntry(cx: ChangeContext, existing: TimeEntryRow | unde
       created_at: cx.now,
       server_deleted_at: null,
     });
-    await cx.emit(await entryEvent(cx.trx, "created", row, cx.scope.userId));
-    return row;
+    return emitSaved(cx, "created", row);
   }
-  const row = await timeEntries.update(cx.trx, existing, fields);
-  await cx.emit(await entryEvent(cx.trx, "updated", row, cx.scope.userId));
-  return row;
+  return emitSaved(cx, "updated", await timeEntries.update(cx.trx, existing, fields));
+}
+
+/** Emits the entry's event; answers the entry with the message the event carried. */
+async function emitSaved(cx: ChangeContext, action: "created" | "updated", row: TimeEntryRow): Promise<SavedEntry> {
+  const event = await entryEvent(cx.trx, action, row, cx.scope.userId);
+  await cx.emit(event);
+  return { row, message: event.object.message };
 }
 
 /** Stops a running entry now (409 when it is stopped already). */
-export async function stopEntry(cx: ChangeContext, existing: TimeEntryRow, alreadyStopped: () => Error): Promise<TimeEntryRow> {
+export async function stopEntry(cx: ChangeContext, existing: TimeEntryRow, alreadyStopped: () => Error): Promise<SavedEntry> {
   if (existing.stop !== null || existing.running_user_id === null) throw alreadyStopped();
   checkUnlocked(cx.scope, existing.start);
-  const row = await timeEntries.update(cx.trx, existing, { ...stoppedAt(existing, cx.now), running_user_id: null, at: cx.now });
-  await cx.emit(await entryEvent(cx.trx, "updated", row, cx.scope.userId));
-  return row;
+  return emitSaved(cx, "updated", await timeEntries.update(cx.trx, existing, { ...stoppedAt(existing, cx.now), running_user_id: null, at: cx.now }));
 }
 
 /** Marks an entry deleted (a running one stops running; `since` lists still show it). */

@@ -13,7 +13,7 @@ import { deleteEntry, saveEntry, stopEntry, type ChangeContext, type EntryChange
 import { ENTRY_PATCH_PATHS, patchChange } from "./patch.js";
 import { entryInstant, knownZone, listBound, newestFirst, parseDay, RECENT_DAYS, tagAction, withStartDate } from "./rules.js";
 import { runningEntry, timeEntries, userEntries, type TimeEntryRow } from "./store.js";
-import { entryMessages, type EntryView } from "./view.js";
+import { entryMessages, savedEntryMessage, type EntryView } from "./view.js";
 
 /** Concurrent starts of one user collide on the running-entry key (or two on a new tag name): the loser runs again. */
 /** Runs of a time entry change that collides on a unique key with a concurrent one before it answers 409. */
@@ -130,15 +130,15 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
       async createTimeEntry(req, ctx) {
         const scope = trackingScope(ctx);
         const input = bodyChange(req.entry, req.workspaceId, true);
-        const row = await change(scope, await membersFor(scope, input), (cx) => saveEntry(cx, undefined, input));
-        return { timeEntry: await one(row, view(req.meta, false)) };
+        const saved = await change(scope, await membersFor(scope, input), (cx) => saveEntry(cx, undefined, input));
+        return { timeEntry: await savedEntryMessage(db, saved, view(req.meta, false)) };
       },
 
       async updateTimeEntry(req, ctx) {
         const scope = trackingScope(ctx);
         const input = bodyChange(req.entry, req.workspaceId, false);
-        const row = await change(scope, await membersFor(scope, input), async (cx) => saveEntry(cx, await entryForChange(cx, req.timeEntryId), input));
-        return { timeEntry: await one(row, view(req.meta, req.includeSharing)) };
+        const saved = await change(scope, await membersFor(scope, input), async (cx) => saveEntry(cx, await entryForChange(cx, req.timeEntryId), input));
+        return { timeEntry: await savedEntryMessage(db, saved, view(req.meta, req.includeSharing)) };
       },
 
       async patchTimeEntries(req, ctx) {
@@ -159,8 +159,8 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
       async stopTimeEntry(req, ctx) {
         const scope = trackingScope(ctx);
         if (storageId(req.timeEntryId) === undefined) throw timeEntryIdInvalid();
-        const row = await change(scope, new Set(), async (cx) => stopEntry(cx, await entryForChange(cx, req.timeEntryId), timeEntryStopped));
-        return { timeEntry: await one(row, {}) };
+        const saved = await change(scope, new Set(), async (cx) => stopEntry(cx, await entryForChange(cx, req.timeEntryId), timeEntryStopped));
+        return { timeEntry: saved.message };
       },
     });
 }

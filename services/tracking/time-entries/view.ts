@@ -131,6 +131,18 @@ export async function entryEvent(db: Knex, action: EntityAction, row: TimeEntryR
   return (await entryEvents(db, action, [row], () => userId))[0];
 }
 
+/** An entry as a change left it: its row, and the entry as its event carried it (the plain view's answer). */
+export interface SavedEntry {
+  row: TimeEntryRow;
+  message: TimeEntry;
+}
+
+/** The change's entry in `view`: the event's message when the view asks nothing more, so the entry is made once per request. */
+export async function savedEntryMessage(db: Knex, saved: SavedEntry, view: EntryView): Promise<TimeEntry> {
+  if (!view.meta && !view.sharing) return saved.message;
+  return (await entryMessages(db, [saved.row], view))[0];
+}
+
 /** The events of many entries' change (each by `userOf` it), their answers read together. */
 export async function entryEvents(db: Knex, action: EntityAction, rows: TimeEntryRow[], userOf: (row: TimeEntryRow) => bigint) {
   const messages = await entryMessages(db, rows);
