@@ -193,7 +193,12 @@ export class DispatchStore {
       }
       // Delivered ones share one statement per attempt number (nearly all are first attempts).
       const byAttempt = new Map<number, AttemptResult[]>();
-      for (const r of results.filter((x) => x.outcome === "delivered")) byAttempt.set(r.attempt, [...(byAttempt.get(r.attempt) ?? []), r]);
+      for (const r of results) {
+        if (r.outcome !== "delivered") continue;
+        const group = byAttempt.get(r.attempt);
+        if (group) group.push(r);
+        else byAttempt.set(r.attempt, [r]);
+      }
       for (const [attempt, group] of byAttempt) {
         await trx("notifications")
           .whereIn(
