@@ -1,4 +1,5 @@
 import { isMysql, type Knex } from "../../lib/db.js";
+import { SEEK_INDEXES } from "../../services/tracking/reports/filters.js";
 
 /**
  * The floor of the reports bench: for each report, SQL written here that answers the same figures
@@ -33,7 +34,7 @@ export interface Range {
 
 export class Floor {
   private readonly day: string;
-  /** FROM of a page read by seeking in start order: on MariaDB held to the (workspace_id, start) index, as the reports hold it (services/tracking/reports/filters.ts). */
+  /** FROM of a page read by seeking in start order: on MariaDB held to the indexes the reports hold it to (`SEEK_INDEXES`). */
   private readonly seekFrom: string;
 
   constructor(
@@ -42,7 +43,7 @@ export class Floor {
     /** The workspace's default hourly rate. */
     private readonly defaultRate: number,
   ) {
-    this.seekFrom = isMysql(db) ? `FROM time_entries te FORCE INDEX (time_entries_workspace_id_start_index) ${JOINS}` : FROM;
+    this.seekFrom = isMysql(db) ? `FROM time_entries te FORCE INDEX (${SEEK_INDEXES}) ${JOINS}` : FROM;
     this.day = isMysql(db) ? "(TIMESTAMPDIFF(SECOND, '1970-01-01 00:00:00', te.start) DIV 86400)" : "(te.start / 86400000)";
   }
 

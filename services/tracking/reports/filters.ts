@@ -16,7 +16,7 @@ import type { IdChoice, Rounding } from "./rules.js";
  * bound (a page 90% deep of a year's 100,000 entries took 15 ms, the first 0.3 ms); held to these it
  * reads the range from the bound (by (user_id, start) for a member's own entries).
  */
-const SEEK_INDEXES = "time_entries_workspace_id_start_index, time_entries_user_id_start_index";
+export const SEEK_INDEXES = "time_entries_workspace_id_start_index, time_entries_user_id_start_index";
 
 /**
  * The one query every report starts from: the workspace's stopped, live time entries that start in

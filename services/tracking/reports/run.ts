@@ -55,6 +55,9 @@ function inPeriod(ctx: ReportContext, input: Parameters<typeof reportRange>[0], 
   return { ...ctx, zone, weekStart: period.weekStart, range: reportRange(input, zone, weekly) };
 }
 
+/** A way to run a report: with its totals (`runReport`) or without (`runRows`, what a CSV file prints). */
+export type ReportRunner<R extends ReportRows> = (db: Knex, identity: Client<typeof IdentityService>, scope: TrackingScope, request: ReportRequest, period?: RunPeriod) => Promise<R>;
+
 /**
  * Runs a report as `scope` sees the workspace, over the request's days or, given, a period in a
  * zone of its own, with the totals of its entries (a PDF's totals line and chart, an XLSX's totals

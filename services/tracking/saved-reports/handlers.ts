@@ -34,7 +34,7 @@ import {
   type SavedReportSettings,
 } from "./rules.js";
 import { runNames, runSavedReport } from "./run.js";
-import type { ReportRows, ReportRun } from "../reports/run.js";
+import { runReport, runRows, type ReportRows, type ReportRunner } from "../reports/run.js";
 import { fileName, reportTable } from "../reports/tables.js";
 import { fileOfTable } from "../reports/formats/index.js";
 import { displayMode } from "../reports/rules.js";
@@ -115,16 +115,10 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
     return { row, scope };
   }
 
-  /** The token's saved report run with its totals (the JSON answer, XLSX, PDF). */
-  async function runByToken(token: string, callerId: bigint | undefined, overrides: JsonObject): Promise<{ row: SavedReportRow; run: ReportRun }> {
+  /** The token's saved report run by `run`: with its totals (the JSON answer, XLSX, PDF) or without them (CSV). */
+  async function runByToken<R extends ReportRows>(token: string, callerId: bigint | undefined, overrides: JsonObject, run: ReportRunner<R>): Promise<{ row: SavedReportRow; run: R }> {
     const { row, scope } = await tokenReport(token, callerId);
-    return { row, run: await runSavedReport(db, identity, scope, row, overrides, { now: clock.now() }) };
-  }
-
-  /** The token's saved report run without totals, which a CSV file does not print. */
-  async function rowsByToken(token: string, callerId: bigint | undefined, overrides: JsonObject): Promise<{ row: SavedReportRow; run: ReportRows }> {
-    const { row, scope } = await tokenReport(token, callerId);
-    return { row, run: await runSavedReport(db, identity, scope, row, overrides, { now: clock.now() }, "rows") };
+    return { row, run: await runSavedReport(db, identity, scope, row, overrides, { now: clock.now() }, run) };
   }
 
   return (router: ConnectRouter) =>
@@ -245,23 +239,23 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
 
       async runSharedReport(req, ctx) {
         const overrides = runOverrides(req);
-        const { row, run } = await runByToken(req.reportToken, caller(ctx).userId, overrides);
+        const { row, run } = await runByToken(req.reportToken, caller(ctx).userId, overrides, runReport);
         return sharedReportResponse(run, row, overrides, await runNames(db, run));
       },
 
       async *runSharedReportCsv(req, ctx) {
-        const { row, run } = await rowsByToken(req.reportToken, caller(ctx).userId, fileOverrides(req));
+        const { row, run } = await runByToken(req.reportToken, caller(ctx).userId, fileOverrides(req), runRows);
         yield* fileOfTable("csv", reportTable(db, run, row.name), fileName(run, "csv"));
       },
 
       async *runSharedReportXlsx(req, ctx) {
-        const { row, run } = await runByToken(req.reportToken, caller(ctx).userId, fileOverrides(req));
+        const { row, run } = await runByToken(req.reportToken, caller(ctx).userId, fileOverrides(req), runReport);
         yield* fileOfTable("xlsx", reportTable(db, run, row.name), fileName(run, "xlsx"));
       },
 
       async *runSharedReportPdf(req, ctx) {
         const mode = displayMode(req.displayMode);
-        const { row, run } = await runByToken(req.reportToken, caller(ctx).userId, fileOverrides(req));
+        const { row, run } = await runByToken(req.reportToken, caller(ctx).userId, fileOverrides(req), runReport);
         yield* fileOfTable("pdf", reportTable(db, run, row.name, mode), fileName(run, "pdf"));
       },
     });

@@ -10,7 +10,7 @@ import { addDays, dayText, type Dimension } from "../reports/rules.js";
 import { knownZone, parseDay } from "../time-entries/rules.js";
 import { periodDays, periodOf, REQUEST_OF, reportKindOf, requestParams, type ReportKind } from "./rules.js";
 import type { SavedReportRow } from "./store.js";
-import { runReport, runRows, type ReportRequest, type ReportRows, type ReportRun, type RunPeriod } from "../reports/run.js";
+import type { ReportRequest, ReportRows, ReportRun, ReportRunner, RunPeriod } from "../reports/run.js";
 
 /**
  * Running a saved report: its saved parameters, with a run's own in their place, read as the
@@ -64,13 +64,19 @@ async function runParams(identity: Client<typeof IdentityService>, row: SavedRep
 }
 
 /**
- * Runs a saved report as `scope` (its owner's) sees the workspace, with its totals, or (`rows`)
- * without them: what a CSV file prints. Calls the accounts service (the workspace's members, the
- * owner's profile): never inside a transaction.
+ * Runs a saved report as `scope` (its owner's) sees the workspace, by `run` (with its totals, or
+ * without them for a CSV file). Calls the accounts service (the workspace's members, the owner's
+ * profile): never inside a transaction.
  */
-export async function runSavedReport(db: Knex, identity: Client<typeof IdentityService>, scope: TrackingScope, row: SavedReportRow, overrides: JsonObject, options: RunOptions): Promise<ReportRun>;
-export async function runSavedReport(db: Knex, identity: Client<typeof IdentityService>, scope: TrackingScope, row: SavedReportRow, overrides: JsonObject, options: RunOptions, rows: "rows"): Promise<ReportRows>;
-export async function runSavedReport(db: Knex, identity: Client<typeof IdentityService>, scope: TrackingScope, row: SavedReportRow, overrides: JsonObject, options: RunOptions, rows?: "rows"): Promise<ReportRows> {
+export async function runSavedReport<R extends ReportRows>(
+  db: Knex,
+  identity: Client<typeof IdentityService>,
+  scope: TrackingScope,
+  row: SavedReportRow,
+  overrides: JsonObject,
+  options: RunOptions,
+  run: ReportRunner<R>,
+): Promise<R> {
   const kind = reportKindOf(row.params);
   if (!kind) throw sharedReportTypeMissing();
   const params = await runParams(identity, row, kind, overrides, options);
@@ -79,7 +85,7 @@ export async function runSavedReport(db: Knex, identity: Client<typeof IdentityS
     : kind === "detailed"
       ? { kind, req: requestOf("detailed", params, row.workspace_id) }
       : { kind, req: requestOf("weekly", params, row.workspace_id) }) as ReportRequest;
-  return (rows ? runRows : runReport)(db, identity, scope, request, options.period);
+  return run(db, identity, scope, request, options.period);
 }
 
 /** What a run's results name, by id: what the shared report's dictionaries answer. */

@@ -10,7 +10,7 @@ import type { ServiceStorage } from "../../../lib/storage.js";
 import { pdfFile } from "../reports/formats/index.js";
 import { knownZone, lastEndedPeriod, type Period } from "../reminders/rules.js";
 import { runSavedReport } from "../saved-reports/run.js";
-import type { ReportRun } from "../reports/run.js";
+import { runReport, type ReportRun } from "../reports/run.js";
 import { savedReports, type SavedReportRow } from "../saved-reports/store.js";
 import { reportTable } from "../reports/tables.js";
 import type { MemberScope, TrackingScope } from "../scope.js";
@@ -128,7 +128,7 @@ export class ScheduledReportScheduler extends LeasedWork {
 
   /** The report of one period as its owner sees it, in the recipient's zone, with its PDF. */
   private async produce(owner: TrackingScope, report: SavedReportRow, period: Period, zone: string, weekStart: number, now: Date) {
-    const run = await runSavedReport(this.storage.db, this.identity, owner, report, {}, { now, period: { firstDay: period.firstDay, lastDay: period.lastDay, zone, weekStart } });
+    const run = await runSavedReport(this.storage.db, this.identity, owner, report, {}, { now, period: { firstDay: period.firstDay, lastDay: period.lastDay, zone, weekStart } }, runReport);
     // A PDF that cannot be written leaves the mail with its summary and link.
     const pdf = await pdfOf(reportTable(this.storage.db, run, report.name)).catch((err: unknown) => {
       this.deps.log.warn({ err, savedReport: report.id }, "scheduled report: the PDF was not written");
