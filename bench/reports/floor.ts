@@ -68,14 +68,25 @@ export class Floor {
     );
   }
 
-  /** search/time_entries/totals: seconds per day, rate, labour cost and billable flag. */
-  totals(r: Range) {
-    return rows(
-      this.db,
-      `SELECT ${this.day} AS local_day, ${RATE} AS hourly_rate, COALESCE(pu.labour_cost, 0) AS labour_rate, te.billable AS is_billable, SUM(te.duration) AS seconds
-       ${FROM} WHERE ${WHERE} GROUP BY local_day, hourly_rate, labour_rate, is_billable`,
-      [this.defaultRate, this.workspaceId, r.from, r.to],
-    );
+  /**
+   * search/time_entries/totals: seconds per day from the entries alone, and seconds per month, rate,
+   * labour cost and billable flag, summed per month and what a rate depends on before the joins.
+   */
+  async totals(r: Range) {
+    const months = Array.from({ length: 11 }, (_, i) => new Date(Date.UTC(r.from.getUTCFullYear(), r.from.getUTCMonth() + i + 1)));
+    const month = `CASE ${months.map((_, i) => `WHEN te.start < ? THEN ${i}`).join(" ")} ELSE ${months.length} END`;
+    const [days, sums] = await Promise.all([
+      rows(this.db, `SELECT ${this.day} AS local_day, SUM(te.duration) AS seconds FROM time_entries te WHERE ${WHERE} GROUP BY local_day`, [this.workspaceId, r.from, r.to]),
+      rows(
+        this.db,
+        `SELECT te.bucket, ${RATE} AS hourly_rate, COALESCE(pu.labour_cost, 0) AS labour_rate, te.billable AS is_billable, SUM(te.seconds) AS seconds
+         FROM (SELECT te.workspace_id, te.user_id, te.project_id, te.task_id, te.billable, ${month} AS bucket, SUM(te.duration) AS seconds
+               FROM time_entries te WHERE ${WHERE} GROUP BY te.workspace_id, te.user_id, te.project_id, te.task_id, te.billable, bucket) te ${JOINS}
+         GROUP BY te.bucket, hourly_rate, labour_rate, is_billable`,
+        [this.defaultRate, ...months, this.workspaceId, r.from, r.to],
+      ),
+    ]);
+    return { days, sums };
   }
 
   /** weekly/time_entries: seconds per user, project, day, rate and billable flag. */

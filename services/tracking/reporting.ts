@@ -44,12 +44,18 @@ export function resolutionOf(range: ReportRange): Resolution {
   return days <= 31 ? "day" : days <= 98 ? "week" : "month";
 }
 
+/** A graph's buckets: how many, the index of a local day's bucket, and the days the buckets after the first begin on. */
+export interface Buckets {
+  count: number;
+  indexOf: (day: number) => number;
+  starts: Day[];
+}
+
 /**
- * The graph's buckets: the index of a local day's bucket, and how many there are. Weeks begin on
- * the caller's first day of the week (0 Sunday to 6 Saturday); the first and last buckets may be
- * cut by the range.
+ * The graph's buckets of a range at a resolution. Weeks begin on the caller's first day of the
+ * week (0 Sunday to 6 Saturday); the first and last buckets may be cut by the range.
  */
-export function buckets(range: ReportRange, resolution: Resolution, weekStart: number): { count: number; indexOf: (day: number) => number } {
+export function buckets(range: ReportRange, resolution: Resolution, weekStart: number): Buckets {
   const first = dayNumber(range.first);
   let indexOf: (day: number) => number;
   if (resolution === "day") indexOf = (day) => day - first;
@@ -63,7 +69,10 @@ export function buckets(range: ReportRange, resolution: Resolution, weekStart: n
     const firstMonth = months(range.first);
     indexOf = (day) => months(dayOfNumber(day)) - firstMonth;
   }
-  return { count: indexOf(dayNumber(range.last)) + 1, indexOf };
+  const last = dayNumber(range.last);
+  const starts: Day[] = [];
+  for (let day = first + 1; day <= last; day++) if (indexOf(day) !== indexOf(day - 1)) starts.push(dayOfNumber(day));
+  return { count: indexOf(last) + 1, indexOf, starts };
 }
 
 /** A span of constant UTC offset: every instant before `until` (and after the previous span) is `offsetSeconds` ahead of UTC. */

@@ -74,18 +74,20 @@ const RATED_COLUMNS = ["te.workspace_id", "te.user_id", "te.project_id", "te.tas
 
 /**
  * The report's entries summed first by what their rates depend on (user, project, task, billable)
- * and by `columns` (more of the entry's own columns a report groups by), as a derived table
- * aliased `te` with those columns and `seconds` (rounded per entry), joined then as
+ * and by `columns` (more of the entry's own columns a report groups by) and `computed` (SQL of
+ * the entry under an alias, such as its graph bucket), as a derived table aliased `te` with those
+ * columns and `seconds` (rounded per entry), joined then as
  * `reportEntries` joins: the same expressions (rateSql, the groupings' keys) read it as they read
  * an entry, and sum `te.seconds`. The joins are made once per sum instead of once per entry, and
  * the first sums read nothing but the entries (on both engines from the covering index of
  * migration 0032): for a report over many entries, such as a year's summary.
  */
-export function summedEntries(db: Knex, ctx: ReportContext, columns: string[] = []): Knex.QueryBuilder {
+export function summedEntries(db: Knex, ctx: ReportContext, columns: string[] = [], computed: Record<string, Sql> = {}): Knex.QueryBuilder {
   const keys = [...RATED_COLUMNS, ...columns];
+  const aliases = Object.keys(computed);
   const sums = reportEntries(db, ctx, { joined: false })
-    .select(...keys, selectAs(db, `SUM(${secondsSql(ctx.rounding)})`, "seconds"))
-    .groupBy(...keys);
+    .select(...keys, ...aliases.map((alias) => selectAs(db, computed[alias], alias)), selectAs(db, `SUM(${secondsSql(ctx.rounding)})`, "seconds"))
+    .groupBy(...keys, ...aliases);
   return joinRated(db.from(sums.as("te")));
 }
 

@@ -168,6 +168,30 @@ t.test("totals: seconds, tracked days, amounts by rate, labour costs", async (t)
   await call("PUT", `${v9}/project_users/${pu.id}`, { labour_cost: 0 });
 });
 
+t.test("totals by week and month: an entry counts in the bucket of its day on the caller's calendar", async (t) => {
+  const late = await entry({ start: "2025-03-31T23:30:00Z", duration: 1800, description: "Late", project_id: alpha.id, billable: true });
+  const early = await entry({ start: "2025-03-31T02:00:00Z", duration: 600, description: "Early" });
+  type Point = { seconds: number; billable_amount_in_cents: number; by_rate: Record<string, number> };
+  const graph = async (granularity: string) => {
+    const res = await post("search/time_entries/totals", { start_date: "2025-03-01", end_date: "2025-05-31", with_graph: true, granularity });
+    t.equal(res.body.seconds, 15300 + 1800 + 600);
+    return (res.body.graph as Point[]).map((p) => [p.seconds, p.billable_amount_in_cents, p.by_rate]);
+  };
+  const [march, none] = [[15300 + 1800 + 600, 25000, { "10000": 9000 }], [0, 0, {}]];
+  t.same(await graph("month"), [march, none, none], "in UTC both in March");
+  const weeks = await graph("week");
+  t.equal(weeks.length, 14, "weeks from Monday 2025-02-24 to Monday 2025-05-26");
+  t.same([weeks[2], weeks[4], weeks[5]], [[15300, 20000, { "10000": 7200 }], none, [2400, 5000, { "10000": 1800 }]]);
+
+  await call("PUT", "/api/v9/me", { timezone: "Europe/Berlin" });
+  t.same(await graph("month"), [[15300 + 600, 20000, { "10000": 7200 }], [1800, 5000, { "10000": 1800 }], none], "in Berlin the late one on April 1st");
+  await call("PUT", "/api/v9/me", { timezone: "America/New_York" });
+  const west = await graph("week");
+  t.same([west[2], west[4], west[5]], [[15300, 20000, { "10000": 7200 }], [600, 0, {}], [1800, 5000, { "10000": 1800 }]], "in New York the early one on Sunday March 30th");
+  await call("PUT", "/api/v9/me", { timezone: "UTC" });
+  for (const e of [late, early]) await call("DELETE", `${v9}/time_entries/${e.id}`, undefined);
+});
+
 t.test("weekly: seven days from start_date, one row per user and project", async (t) => {
   const res = await post("weekly/time_entries", { end_date: undefined });
   t.same(
