@@ -15,6 +15,8 @@ const MEMBER = {} as const;
 /** Who acts in which workspace, with what role: what every workspace-scoped handler starts from. */
 export interface WorkspaceScope {
   userId: bigint;
+  /** The caller's storage id (rows' `user_id`). */
+  user: number;
   workspaceId: bigint;
   /** The workspace's storage id (rows' `workspace_id`). */
   workspace: number;
@@ -58,7 +60,7 @@ export class WorkspaceGate {
     if (!access || workspace === undefined) throw refusal(declared.denied, forbidden);
     if (declared.admin && !access.admin) throw refusal(declared.notAdmin, noAccess);
     if (declared.premium && !access.premium) throw paymentRequired(declared.notPremium ?? "");
-    return { userId, workspaceId, workspace, organizationId: access.organizationId, role: access.role, admin: access.admin, premium: access.premium, rules: access.rules ?? create(WorkspaceRulesSchema) };
+    return { userId, user: Number(userId), workspaceId, workspace, organizationId: access.organizationId, role: access.role, admin: access.admin, premium: access.premium, rules: access.rules ?? create(WorkspaceRulesSchema) };
   }
 
   /** The storage ids of the workspaces the user is an active member of. */

@@ -11,6 +11,8 @@ import { memberWorkspace, type MemberWorkspace } from "./workspaces/store.js";
 /** Who acts in which organization, with what role: what every organization-scoped handler is handed. */
 export interface OrganizationScope {
   userId: bigint;
+  /** The caller's storage id. */
+  user: number;
   organizationId: bigint;
   organization: OrganizationRow;
   /** The caller's organization user row. */
@@ -50,7 +52,7 @@ export function accountsAccess(db: Knex): ScopeResolvers {
       const member = user === undefined ? undefined : await memberOf(db, organization.id, user);
       if (!member || !mayAct(member)) throw denied();
       if (declared.admin && !member.admin) throw refusal(declared.notAdmin, noAccess);
-      return { userId, organizationId, organization, member, role: roleOf(member), admin: member.admin, owner: member.owner };
+      return { userId, user: member.user_id, organizationId, organization, member, role: roleOf(member), admin: member.admin, owner: member.owner };
     },
 
     async workspace(userId: bigint, workspaceId: bigint, declared: Access): Promise<MemberWorkspaceScope> {

@@ -18,6 +18,8 @@ export interface TrackingScope extends WorkspaceScope {
 /** The caller's own scope (RPCs declared SCOPE_USER): the workspaces they are an active member of. */
 export interface TrackingUserScope {
   userId: bigint;
+  /** The caller's storage id (rows' `user_id`). */
+  user: number;
   /** The storage ids of the caller's workspaces. */
   memberships(): Promise<number[]>;
   /** The caller's scope in each of their workspaces. */
@@ -50,6 +52,7 @@ export function trackingAccess(gate: WorkspaceGate, db: Knex, identity: Client<t
     },
     user: (userId): TrackingUserScope => ({
       userId,
+      user: Number(userId),
       memberships: () => gate.memberships(userId),
       workspaces: async () => Promise.all((await gate.memberScopes(userId)).map(withViewer)),
     }),

@@ -65,7 +65,7 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
         const input = invitationInput(req);
         const organization = scope.organization;
         const now = clock.now();
-        const sender = await userProfile(db, Number(scope.userId));
+        const sender = await userProfile(db, scope.user);
         const data = await storage.change(async (trx, _emit, mail) => {
           // Changes of memberships run one at a time per organization: seats are counted, an address gets one row.
           await organizations.getForChange(trx, organization.id, BigInt(organization.id));
@@ -91,7 +91,7 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
             const code = randomToken(24);
             const row = await invitations.insert(trx, {
               organization_id: organization.id, code_hash: hashToken(code), code_sealed: box.seal(code), email, recipient_id: account?.id ?? null,
-              sender_id: Number(scope.userId), workspaces: input.workspaces, state: "pending", created_at: now, updated_at: now,
+              sender_id: scope.user, workspaces: input.workspaces, state: "pending", created_at: now, updated_at: now,
             });
             const url = inviteUrl(publicUrl, code);
             await mail(invitationMail(email, sender.fullname, organization.name, url, publicUrl));
@@ -164,7 +164,7 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
 
       async resendInvitation(req, ctx) {
         const scope = organizationScope(ctx);
-        const sender = await userProfile(db, Number(scope.userId));
+        const sender = await userProfile(db, scope.user);
         await storage.change(async (trx, _emit, mail) => {
           // By the id the creation answered, or by the code of the invite URL.
           const found = /^\d{1,15}$/.test(req.invitationCode)

@@ -83,7 +83,7 @@ export function roleHandlers({ storage, clock }: AccountsKit) {
   };
 
   const audit = (trx: Knex.Transaction, scope: OrganizationScope, entityType: string, entityId: number, action: string, details?: unknown) =>
-    recordAudit(trx, [ownChange({ organization_id: scope.organization.id, workspace_id: null, entity_type: entityType, entity_id: String(entityId), action, user_id: Number(scope.userId), occurred_at: clock.now(), details })]);
+    recordAudit(trx, [ownChange({ organization_id: scope.organization.id, workspace_id: null, entity_type: entityType, entity_id: String(entityId), action, user_id: scope.user, occurred_at: clock.now(), details })]);
 
   return (router: ConnectRouter) => {
     router.service(RoleService, {

@@ -66,7 +66,7 @@ function trackingWebhookRoutes({ subscriptions, notifications, clock, targets, p
   async function visible(ctx: HandlerContext, workspaceId: bigint, subscriptionId: bigint) {
     const scope = workspaceScope(ctx);
     const sub = await inWorkspace(workspaceId, subscriptionId);
-    if (!sub || (!scope.admin && BigInt(sub.user_id) !== scope.userId)) throw subscriptionNotFoundIn(subscriptionId, workspaceId);
+    if (!sub || (!scope.admin && sub.user_id !== scope.user)) throw subscriptionNotFoundIn(subscriptionId, workspaceId);
     return { sub, scope };
   }
 
@@ -83,7 +83,7 @@ function trackingWebhookRoutes({ subscriptions, notifications, clock, targets, p
     router.service(TrackingWebhookService, {
       async listWorkspaceSubscriptions(req, ctx) {
         const scope = workspaceScope(ctx);
-        const rows = (await subscriptions.ofWorkspace("tracking", String(req.workspaceId))).filter((s) => scope.admin || BigInt(s.user_id) === scope.userId);
+        const rows = (await subscriptions.ofWorkspace("tracking", String(req.workspaceId))).filter((s) => scope.admin || s.user_id === scope.user);
         const pending = await notifications.pendingCounts(rows.map((r) => r.id));
         return { subscriptions: rows.map((r) => webhookSubscriptionMessage(r, (pending.get(r.id) ?? 0) > 0)) };
       },

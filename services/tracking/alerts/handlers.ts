@@ -76,7 +76,7 @@ export function alertHandlers({ storage, clock, identity }: ResourceKit) {
           return alerts.insert(trx, {
             workspace_id: scope.workspace,
             ...storedSettings(settings),
-            creator_id: Number(scope.userId),
+            creator_id: scope.user,
             created_at: clock.now(),
           });
         });

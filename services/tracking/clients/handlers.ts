@@ -42,7 +42,7 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
             name,
             notes: req.notes ?? null,
             archived: false,
-            creator_id: Number(scope.userId),
+            creator_id: scope.user,
             created_at: now,
             at: now,
           });

@@ -60,7 +60,7 @@ export function exportHandlers({ storage, clock, exports }: TrackingKit) {
     router.service(ExportService, {
       async createWorkspaceExport(req, ctx) {
         const scope = trackingScope(ctx);
-        return { token: await request("workspace", Number(scope.userId), scope.workspace, workspaceObjects(req.objects === undefined ? undefined : toJson(ValueSchema, req.objects))) };
+        return { token: await request("workspace", scope.user, scope.workspace, workspaceObjects(req.objects === undefined ? undefined : toJson(ValueSchema, req.objects))) };
       },
 
       async listWorkspaceExports(_req, ctx) {

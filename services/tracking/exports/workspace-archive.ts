@@ -67,7 +67,7 @@ function byProject(items: JsonValue[]): Map<number, JsonValue[]> {
  */
 export async function workspaceArchive(deps: WorkspaceArchiveDeps, scope: TrackingScope, objects: readonly WorkspaceObject[], checkpoint: () => Promise<void>, now: Date): Promise<ArchiveEntry[]> {
   const { db, directory } = deps;
-  const as = asUser(Number(scope.userId));
+  const as = asUser(scope.user);
   const workspaceId = scope.workspaceId;
   const wanted = new Set(objects);
   const entries: ArchiveEntry[] = [];

@@ -25,7 +25,7 @@ function dayIn(at: Date, timeZone: string): string {
 }
 
 /** Whether the caller sees the goal: their own, one they made, or any as an admin. */
-const sees = (scope: TrackingScope, row: GoalRow) => scope.admin || row.user_id === Number(scope.userId) || row.creator_id === Number(scope.userId);
+const sees = (scope: TrackingScope, row: GoalRow) => scope.admin || row.user_id === scope.user || row.creator_id === scope.user;
 
 /**
  * A workspace's goals. Each counts one member's stopped entries of the workspace (of its projects,
@@ -128,7 +128,7 @@ export function goalHandlers({ storage, clock, identity }: ResourceKit) {
           // Goals made for others: all of the workspace's for admins.
           if (!scope.admin) throw teamGoalsDenied();
           q.whereRaw("user_id <> creator_id");
-        } else q.where("user_id", Number(scope.userId));
+        } else q.where("user_id", scope.user);
         const { offset, limit } = goalPage(req.page, req.perPage);
         const rows: GoalRow[] = (await q.orderBy("id").offset(offset).limit(limit)).map((raw: Record<string, unknown>) => goals.read(raw));
         const people = rows.length > 0 ? await members(scope) : new Map<number, WorkspaceMember>();
@@ -138,10 +138,10 @@ export function goalHandlers({ storage, clock, identity }: ResourceKit) {
       async createGoal(req, ctx) {
         const scope = trackingScope(ctx);
         const people = await members(scope);
-        const userId = req.goal?.userId === undefined || req.goal.userId === 0n ? Number(scope.userId) : Number(req.goal.userId);
+        const userId = req.goal?.userId === undefined || req.goal.userId === 0n ? scope.user : Number(req.goal.userId);
         const owner = people.get(userId);
         if (!owner || !owner.active) throw goalResourcesDenied();
-        if (userId !== Number(scope.userId) && !scope.admin) throw teamGoalsDenied();
+        if (userId !== scope.user && !scope.admin) throw teamGoalsDenied();
         const settings = goalSettings(req.goal ?? ({ projectIds: [], taskIds: [], tagIds: [] } as never), dayIn(clock.now(), owner.timezone));
         await checkReferences(scope, settings);
         const now = clock.now();
@@ -149,7 +149,7 @@ export function goalHandlers({ storage, clock, identity }: ResourceKit) {
           goals.insert(trx, {
             workspace_id: scope.workspace,
             user_id: userId,
-            creator_id: Number(scope.userId),
+            creator_id: scope.user,
             name: settings.name,
             icon: settings.icon,
             comparison: settings.comparison,
@@ -197,7 +197,7 @@ export function goalHandlers({ storage, clock, identity }: ResourceKit) {
         requireStorageId(req.goalId, goalNotDeletable);
         await storage.change(async (trx) => {
           const existing = await goals.getForChange(trx, scope.workspace, req.goalId);
-          const mayDelete = existing && (existing.creator_id === Number(scope.userId) || scope.admin);
+          const mayDelete = existing && (existing.creator_id === scope.user || scope.admin);
           if (!existing || existing.deleted_at !== null || !mayDelete) throw goalNotDeletable();
           const now = clock.now();
           await goals.update(trx, existing, { deleted_at: now, at: now });

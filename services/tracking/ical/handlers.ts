@@ -86,9 +86,9 @@ export function icalHandlers({ storage, clock, identity }: ResourceKit) {
         const token = randomToken();
         const now = clock.now();
         await storage.change(async (trx) => {
-          const existing = await memberFeedForChange(trx, scope.workspace, Number(scope.userId));
+          const existing = await memberFeedForChange(trx, scope.workspace, scope.user);
           if (existing) await icalFeeds.update(trx, existing, { token_hash: icalTokenHash(token), enabled: true, at: now });
-          else await icalFeeds.insert(trx, { workspace_id: scope.workspace, user_id: Number(scope.userId), token_hash: icalTokenHash(token), enabled: true, created_at: now, at: now });
+          else await icalFeeds.insert(trx, { workspace_id: scope.workspace, user_id: scope.user, token_hash: icalTokenHash(token), enabled: true, created_at: now, at: now });
         }, { againOnDuplicate: { attempts: 3, giveUp: calendarNotFound } });
         return { url: calendarUrl(ctx, token) };
       },
@@ -98,9 +98,9 @@ export function icalHandlers({ storage, clock, identity }: ResourceKit) {
         const token = randomToken();
         const now = clock.now();
         const on = await storage.change(async (trx) => {
-          const existing = await memberFeedForChange(trx, scope.workspace, Number(scope.userId));
+          const existing = await memberFeedForChange(trx, scope.workspace, scope.user);
           if (!existing) {
-            await icalFeeds.insert(trx, { workspace_id: scope.workspace, user_id: Number(scope.userId), token_hash: icalTokenHash(token), enabled: true, created_at: now, at: now });
+            await icalFeeds.insert(trx, { workspace_id: scope.workspace, user_id: scope.user, token_hash: icalTokenHash(token), enabled: true, created_at: now, at: now });
             return true;
           }
           // Switched on again, the link gets a new token: the old one was shown once and is not kept.

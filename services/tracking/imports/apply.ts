@@ -50,7 +50,7 @@ const standIns = () => {
 export async function writeCatalog(db: Knex, target: ImportTarget, content: ImportContent, counts: ImportCounts): Promise<CatalogIds> {
   const { scope, write, now } = target;
   const workspace = scope.workspace;
-  const creator = Number(scope.userId);
+  const creator = scope.user;
   const standIn = standIns();
   const ids: CatalogIds = { clients: new Map(), projects: new Map(), tasks: new Map(), tags: new Map() };
   const tally = (kind: keyof ImportCounts["created"], created: boolean) => counts[created ? "created" : "matched"][kind]++;
@@ -185,7 +185,7 @@ const addressKey = (email: string) => `e${email}`;
 export async function writeEntries(db: Knex, target: ImportTarget, ids: CatalogIds, batch: ImportedEntry[], counts: ImportCounts): Promise<void> {
   const { scope, write, now } = target;
   const workspace = scope.workspace;
-  const importer = Number(scope.userId);
+  const importer = scope.user;
   const starts = [...new Set(batch.map((e) => e.start.getTime()))].map((ms) => new Date(ms));
   const owners = [...new Set(batch.map((e) => target.members.get(e.email) ?? importer))];
   // The entries there already that a batch's entry can be: its owners', at its starts.

@@ -81,7 +81,7 @@ export function importHandlers({ storage, clock, identity, imports }: TrackingKi
         const now = clock.now();
         const job = await storage.change(async (trx) => {
           const row = await importJobs.insert(trx, {
-            workspace_id: scope.workspace, user_id: Number(scope.userId), state: "uploading", dry_run: req.dryRun, time_zone: timeZone,
+            workspace_id: scope.workspace, user_id: scope.user, state: "uploading", dry_run: req.dryRun, time_zone: timeZone,
             entries_total: 0, entries_done: 0, uploaded_bytes: 0, files: [], counts: emptyCounts(), invited: [], content: null, error: null, created_at: now, at: now, finished_at: null,
           });
           return addFiles(trx, row, req.files);

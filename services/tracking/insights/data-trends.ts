@@ -69,7 +69,7 @@ async function namedMembers(db: Knex, ctx: ReportContext, subject: TrendSubject,
   const named = options.named ?? [];
   if (named.length === 0) return [];
   const { scope } = ctx;
-  if (subject === "users") return named.filter((id) => ctx.people.has(id) && (scope.admin || id === Number(scope.userId)));
+  if (subject === "users") return named.filter((id) => ctx.people.has(id) && (scope.admin || id === scope.user));
   if (subject === "clients") return [...(await lookups(db, scope.workspace, { clients: named })).clients.keys()];
   const q = projects.query(db, scope.workspace).whereIn("id", named).whereNull("server_deleted_at").whereRaw("COALESCE(currency, ?) = ?", [ctx.currency, options.currency]);
   return ((await visibleTo(db, q, scope.viewer).select("id")) as { id: unknown }[]).map((r) => Number(r.id));

@@ -21,7 +21,7 @@ export interface Viewer {
 
 /** The viewer of a scope; the groups are asked of accounts only when the workspace assigns groups to projects. */
 export async function viewerOf(db: Knex, identity: Client<typeof IdentityService>, scope: WorkspaceScope): Promise<Viewer> {
-  const viewer = { workspace: scope.workspace, userId: Number(scope.userId), admin: scope.admin, groupIds: [] as number[] };
+  const viewer = { workspace: scope.workspace, userId: scope.user, admin: scope.admin, groupIds: [] as number[] };
   if (scope.admin) return viewer;
   const assigned = await projectGroups.query(db, scope.workspace).first("id");
   if (!assigned) return viewer;
@@ -67,5 +67,5 @@ export async function isManager(db: Knex, workspace: number, projectId: number, 
  */
 export async function checkMayManage(db: Knex, scope: WorkspaceScope, projectId: number): Promise<void> {
   if (scope.admin) return;
-  if (!(await isManager(db, scope.workspace, projectId, Number(scope.userId)))) throw noAccess();
+  if (!(await isManager(db, scope.workspace, projectId, scope.user))) throw noAccess();
 }

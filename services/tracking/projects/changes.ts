@@ -45,7 +45,7 @@ async function clientOf(trx: Knex.Transaction, emit: Emit, scope: WorkspaceScope
   const name = clientName(edit.input.clientName);
   const existing = await clients.query(trx, scope.workspace).andWhereRaw("LOWER(name) = ?", [name.toLowerCase()]).first("id");
   if (existing) return Number(existing.id);
-  const created = await clients.insert(trx, { workspace_id: scope.workspace, name, notes: null, archived: false, creator_id: Number(scope.userId), created_at: now, at: now });
+  const created = await clients.insert(trx, { workspace_id: scope.workspace, name, notes: null, archived: false, creator_id: scope.user, created_at: now, at: now });
   await emit(clientEvent("created", created, scope));
   return created.id;
 }
@@ -165,7 +165,7 @@ export async function newProjectRow(trx: Knex.Transaction, scope: WorkspaceScope
     recurring_parameters: null,
     start_date: dayOf(now),
     end_date: null,
-    creator_id: Number(scope.userId),
+    creator_id: scope.user,
     created_at: now,
     at: now,
     server_deleted_at: null,

@@ -45,7 +45,7 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
   }
 
   /** The caller's pins among the rows. */
-  const pinsOf = (q: Knex, scope: TrackingScope, rows: ProjectRow[]) => pinnedAmong(q, scope.workspace, Number(scope.userId), rows.map((r) => r.id));
+  const pinsOf = (q: Knex, scope: TrackingScope, rows: ProjectRow[]) => pinnedAmong(q, scope.workspace, scope.user, rows.map((r) => r.id));
 
   /** The live project of the path that the caller sees, or `missing`. */
   async function visibleProject(scope: TrackingScope, id: bigint, missing: () => Error): Promise<ProjectRow> {
@@ -76,7 +76,7 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
           const manager = await projectUsers.insert(trx, {
             workspace_id: scope.workspace,
             project_id: created.id,
-            user_id: Number(scope.userId),
+            user_id: scope.user,
             manager: true,
             rate: null,
             labour_cost: null,
@@ -167,7 +167,7 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
       async pinProject(req, ctx) {
         const scope = trackingScope(ctx);
         const row = await visibleProject(scope, req.projectId, projectNotAccessible);
-        const userId = Number(scope.userId);
+        const userId = scope.user;
         await storage.change(async (trx) => {
           const mine = projectPins.query(trx, scope.workspace).where("user_id", userId);
           const existing = await mine.clone().where("project_id", row.id).forUpdate().first("id");

@@ -48,7 +48,7 @@ export function rateHandlers({ storage, clock, workspaceRates }: TrackingKit) {
   async function checkAccess(q: Knex, scope: TrackingScope, entity: RateEntity, type: RateType, change: boolean): Promise<void> {
     if (scope.admin) return;
     if (type === "billable_rates") {
-      if (change && (await isManager(q, scope.workspace, entity.projectId, Number(scope.userId)))) return;
+      if (change && (await isManager(q, scope.workspace, entity.projectId, scope.user))) return;
       if (!change && !scope.rules.onlyAdminsSeeBillableRates) return;
     }
     throw rateAccessDenied();
@@ -76,7 +76,7 @@ export function rateHandlers({ storage, clock, workspaceRates }: TrackingKit) {
           await checkAccess(trx, scope, entity, type, true);
           const now = clock.now();
           const rate = { workspace_id: scope.workspace, level, level_id: entity.id, project_id: entity.projectId, project_user_id: entity.projectUserId, task_id: entity.taskId };
-          await rateHistory.add(trx, { ...rate, type, amount, rate_change_mode: mode, creator_id: Number(scope.userId) }, start, now);
+          await rateHistory.add(trx, { ...rate, type, amount, rate_change_mode: mode, creator_id: scope.user }, start, now);
           await applyCurrentRate(trx, emit, scope, entity, type, now);
         });
         return {};

@@ -42,7 +42,7 @@ export function reminderHandlers({ storage, clock, identity }: ResourceKit) {
             threshold: settings.threshold,
             user_ids: settings.userIds,
             group_ids: settings.groupIds,
-            creator_id: Number(scope.userId),
+            creator_id: scope.user,
             created_at: now,
             at: now,
           }),

@@ -41,7 +41,7 @@ export function reportEntries(db: Knex, ctx: ReportContext, options: { joined?: 
   // A member sees their own entries (as their time entry lists do), and of those only the ones
   // without project or on a project they see; admins see every entry of the workspace.
   if (!scope.admin) {
-    q.where("te.user_id", Number(scope.userId)).andWhere((w) => {
+    q.where("te.user_id", scope.user).andWhere((w) => {
       w.whereNull("te.project_id").orWhere((visible) => {
         visibleTo(db, visible, scope.viewer, "p");
       });

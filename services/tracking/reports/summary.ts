@@ -224,7 +224,7 @@ async function addEmptyGroups(db: Knex, ctx: ReportContext, grouping: Dimension,
   const { scope, filters } = ctx;
   let ids: number[] = [];
   if (grouping === "users") {
-    ids = [...ctx.people].filter(([id, p]) => p.active && (scope.admin || id === Number(scope.userId))).map(([id]) => id);
+    ids = [...ctx.people].filter(([id, p]) => p.active && (scope.admin || id === scope.user)).map(([id]) => id);
     if (filters.userIds) ids = ids.filter((id) => filters.userIds!.includes(id));
   } else if (grouping === "projects") {
     const q = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at").where("active", true), scope.viewer);

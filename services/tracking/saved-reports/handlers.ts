@@ -41,7 +41,7 @@ import { displayMode } from "../reports/rules.js";
 import { savedReportByTokenHash, savedReports, type SavedReportRow } from "./store.js";
 import { savedReportMessage, sharedReportResponse } from "./view.js";
 
-const asker = (scope: TrackingScope): Asker => ({ userId: Number(scope.userId), admin: scope.admin });
+const asker = (scope: TrackingScope): Asker => ({ userId: scope.user, admin: scope.admin });
 
 /** The saved reports of a workspace: CRUD in /api/v9, and the runs by token in /reports/api/v3 (JSON, CSV, XLSX, PDF). */
 export function savedReportHandlers({ storage, clock, identity, box, memberScope }: TrackingKit) {
@@ -79,7 +79,7 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
       fixed_daterange: settings.fixedDaterange ?? existing.fixed_daterange,
       ...(token ? { token_hash: reportTokenHash(token), token_sealed: box.seal(token) } : {}),
       updated_at: clock.now(),
-      updated_by: Number(scope.userId),
+      updated_by: scope.user,
     });
   }
 
@@ -127,7 +127,7 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
         const scope = trackingScope(ctx);
         const page = listParameters(req);
         const q = savedReports.query(db, scope.workspace);
-        if (!scope.admin) q.andWhere((w) => w.where("public", true).orWhere("user_id", Number(scope.userId)));
+        if (!scope.admin) q.andWhere((w) => w.where("public", true).orWhere("user_id", scope.user));
         if (req.fixedDates !== undefined) q.andWhere("fixed_daterange", req.fixedDates);
         if (req.public !== undefined) q.andWhere("public", req.public);
         if (req.name?.trim()) q.andWhereRaw("LOWER(name) LIKE ? ESCAPE '!'", [likePattern(req.name.trim())]);
@@ -153,7 +153,7 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
         const row = await storage.change((trx) =>
           savedReports.insert(trx, {
             workspace_id: scope.workspace,
-            user_id: Number(scope.userId),
+            user_id: scope.user,
             name: settings.name,
             params: settings.params,
             public: settings.public,
@@ -162,7 +162,7 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
             token_sealed: box.seal(token),
             created_at: now,
             updated_at: now,
-            updated_by: Number(scope.userId),
+            updated_by: scope.user,
           }),
         );
         return { savedReport: savedReportMessage(row, token, []) };

@@ -55,7 +55,7 @@ export function scheduledReportHandlers({ storage, clock, identity }: ResourceKi
             frequency: settings.frequency,
             user_ids: recipients.userIds,
             group_ids: recipients.groupIds,
-            creator_id: Number(scope.userId),
+            creator_id: scope.user,
             created_at: clock.now(),
           });
         });

@@ -138,11 +138,11 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
             sort_name: changes.sort_name!,
             active: changes.active ?? true,
             // The reference: "if omitted, will use requester user ID".
-            user_id: input.userId === undefined ? Number(scope.userId) : (changes.user_id ?? null),
+            user_id: input.userId === undefined ? scope.user : (changes.user_id ?? null),
             estimated_seconds: changes.estimated_seconds ?? null,
             rate: null,
             rate_last_updated: null,
-            creator_id: Number(scope.userId),
+            creator_id: scope.user,
             created_at: now,
             at: now,
             server_deleted_at: null,

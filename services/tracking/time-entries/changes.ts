@@ -49,7 +49,7 @@ export interface ChangeContext {
 
 /** The entry's owner after the change: the caller, or (admins only) another member of the workspace. */
 async function owner(cx: ChangeContext, existing: TimeEntryRow | undefined, change: EntryChange): Promise<number> {
-  const caller = Number(cx.scope.userId);
+  const caller = cx.scope.user;
   const current = existing?.user_id ?? caller;
   if (change.userId === undefined || change.userId === current) return current;
   if (!cx.scope.admin) throw otherUsersAdminsOnly();

@@ -75,7 +75,7 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
   async function entryForChange(cx: ChangeContext, id: bigint): Promise<TimeEntryRow> {
     const existing = await timeEntries.getForChange(cx.trx, cx.scope.workspace, id);
     if (!existing || existing.server_deleted_at) throw timeEntryNotFound();
-    if (existing.user_id !== Number(cx.scope.userId) && !cx.scope.admin) throw noAccess();
+    if (existing.user_id !== cx.scope.user && !cx.scope.admin) throw noAccess();
     return existing;
   }
 

@@ -48,7 +48,7 @@ export function timeEntryInvitationHandlers({ storage, clock, identity }: Resour
     router.service(TimeEntryInvitationService, {
       async listTimeEntryInvitations(_req, ctx) {
         const scope = trackingScope(ctx);
-        const me = Number(scope.userId);
+        const me = scope.user;
         const entries = await sharedWith(scope.workspace, me);
         if (entries.length === 0) return { invitations: [] };
         const made = await storage.change((trx) => ensureInvitations(trx, entries, clock.now()));
@@ -70,7 +70,7 @@ export function timeEntryInvitationHandlers({ storage, clock, identity }: Resour
       async answerTimeEntryInvitation(req, ctx) {
         const scope = trackingScope(ctx);
         const answer = invitationAnswer(req.action);
-        const me = Number(scope.userId);
+        const me = scope.user;
         if (storageId(req.timeEntryInvitationId) === undefined) throw invitationIdInvalid();
         await storage.change(async (trx, emit) => {
           const invitation = await invitations.getForChange(trx, scope.workspace, req.timeEntryInvitationId);

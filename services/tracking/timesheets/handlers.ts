@@ -95,7 +95,7 @@ function timesheetMessage(setup: TimesheetSetupRow, period: Period, stored: Time
 
 /** The caller's parts in a setup: its member, and (as one of its approvers or a workspace admin) its approver. */
 function rolesIn(scope: TrackingScope, setup: TimesheetSetupRow): Set<Role> {
-  const me = Number(scope.userId);
+  const me = scope.user;
   const roles = new Set<Role>();
   if (setup.member_id === me) roles.add("member");
   if (scope.admin || setup.approver_ids.includes(me)) roles.add("approver");
@@ -166,7 +166,7 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
           at: now,
           rejection_comment: to === "rejected" ? (change.rejectionComment ?? null) : null,
           ...(to === "submitted" ? { submitted_at: now } : {}),
-          ...(reviewed ? { approved_or_rejected_at: now, approved_or_rejected_id: Number(scope.userId) } : {}),
+          ...(reviewed ? { approved_or_rejected_at: now, approved_or_rejected_id: scope.user } : {}),
           ...(to === "pending" ? { approved_or_rejected_at: null, approved_or_rejected_id: null, submitted_at: null } : {}),
         };
         if (stored) out.push(await timesheets.update(trx, stored, values));
