@@ -252,7 +252,7 @@ async function main(): Promise<void> {
       const answer = JSON.parse((await ask("search/time_entries/totals", body)).body) as { seconds: number; tracked_days: number; rates: { billable_seconds: number }[] };
       const direct = await floor.totals(YEAR_RANGE);
       agree("totals", "seconds", answer.seconds, sum(direct.days));
-      agree("totals", "tracked days", answer.tracked_days, direct.days.filter((r) => Number(r.seconds) > 0).length);
+      agree("totals", "tracked days", answer.tracked_days, new Set(direct.days.filter((r) => Number(r.seconds) > 0).map((r) => Number(r.local_day))).size);
       agree("totals", "billable seconds", answer.rates.reduce((total, r) => total + r.billable_seconds, 0), sum(direct.sums.filter((r) => Number(r.is_billable))));
       await run("totals, year", "search/time_entries/totals", body, () => floor.totals(YEAR_RANGE), "1 object");
     }

@@ -69,10 +69,21 @@ export class Floor {
   }
 
   /**
-   * search/time_entries/totals: seconds per day from the entries alone, and seconds per month, rate,
-   * labour cost and billable flag, summed per month and what a rate depends on before the joins.
+   * search/time_entries/totals, by the queries the reports run on each engine: on SQLite seconds per
+   * day, rate, labour cost and billable flag in one pass (`days` and `sums` the same rows); on
+   * MySQL/MariaDB seconds per day from the entries alone, and seconds per month, rate, labour cost
+   * and billable flag, summed per month and what a rate depends on before the joins.
    */
   async totals(r: Range) {
+    if (!isMysql(this.db)) {
+      const sums = await rows(
+        this.db,
+        `SELECT ${this.day} AS local_day, ${RATE} AS hourly_rate, COALESCE(pu.labour_cost, 0) AS labour_rate, te.billable AS is_billable, SUM(te.duration) AS seconds
+         ${FROM} WHERE ${WHERE} GROUP BY local_day, hourly_rate, labour_rate, is_billable`,
+        [this.defaultRate, this.workspaceId, r.from, r.to],
+      );
+      return { days: sums, sums };
+    }
     const months = Array.from({ length: 11 }, (_, i) => new Date(Date.UTC(r.from.getUTCFullYear(), r.from.getUTCMonth() + i + 1)));
     const month = `CASE ${months.map((_, i) => `WHEN te.start < ? THEN ${i}`).join(" ")} ELSE ${months.length} END`;
     const [days, sums] = await Promise.all([
