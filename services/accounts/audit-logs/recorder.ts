@@ -25,18 +25,8 @@ function entityJson(event: Event): JsonValue {
   return object && desc ? encodeMessage(desc, object as unknown as Record<string, unknown>, trackingTimestamp) : null;
 }
 
-/** The organization of the event's workspace; a deleted workspace's own event names it. */
-async function organizationOf(db: Knex, event: Event): Promise<number | undefined> {
-  const id = Number(event.workspaceId);
-  if (!Number.isSafeInteger(id) || id <= 0) return undefined;
-  const row = await db("workspaces").where({ id }).first("organization_id");
-  if (row) return Number(row.organization_id);
-  if (event.entity === "workspace" && event.object) {
-    const workspace = anyUnpack(event.object, WorkspaceSchema);
-    if (workspace?.organizationId) return Number(workspace.organizationId);
-  }
-  return undefined;
-}
+/** How many workspaces' organizations a recorder keeps (then it starts over). */
+const KNOWN_WORKSPACES = 10_000;
 
 /**
  * AuditRecorder turns the accounts and tracking events of the stream into audit rows. It consumes
@@ -46,6 +36,8 @@ async function organizationOf(db: Knex, event: Event): Promise<number | undefine
  */
 export class AuditRecorder {
   private consumer?: Consumer;
+  /** The organization of each workspace seen: a workspace never moves to another organization. */
+  private readonly organizations = new Map<number, number>();
 
   constructor(
     private readonly db: Knex,
@@ -67,7 +59,7 @@ export class AuditRecorder {
       return;
     }
     if (!AUDITED.has(event.service)) return;
-    const organization = await organizationOf(this.db, event);
+    const organization = await this.organizationOf(event);
     if (organization === undefined) return;
     const workspace = Number(event.workspaceId);
     const row: NewAuditRow = {
@@ -83,6 +75,25 @@ export class AuditRecorder {
       details: JSON.stringify(entityJson(event)),
     };
     await recordAudit(this.db, [row]);
+  }
+
+  /** The organization of the event's workspace; a deleted workspace's own event names it. */
+  private async organizationOf(event: Event): Promise<number | undefined> {
+    const id = Number(event.workspaceId);
+    if (!Number.isSafeInteger(id) || id <= 0) return undefined;
+    const known = this.organizations.get(id);
+    if (known !== undefined) return known;
+    const row = await this.db("workspaces").where({ id }).first("organization_id");
+    if (row) {
+      if (this.organizations.size >= KNOWN_WORKSPACES) this.organizations.clear();
+      this.organizations.set(id, Number(row.organization_id));
+      return Number(row.organization_id);
+    }
+    if (event.entity === "workspace" && event.object) {
+      const workspace = anyUnpack(event.object, WorkspaceSchema);
+      if (workspace?.organizationId) return Number(workspace.organizationId);
+    }
+    return undefined;
   }
 
   async stop(): Promise<void> {
