@@ -74,17 +74,16 @@ export function exportHandlers({ storage, clock, exports }: TrackingKit) {
       },
 
       async createMyExport(req, ctx) {
-        const { userId } = trackingUserScope(ctx);
-        return { token: await request("user", Number(userId), null, userObjects(req)) };
+        return { token: await request("user", trackingUserScope(ctx).user, null, userObjects(req)) };
       },
 
       async listMyExports(_req, ctx) {
-        return { exports: (await userExports(db, Number(trackingUserScope(ctx).userId))).map(recordMessage) };
+        return { exports: (await userExports(db, trackingUserScope(ctx).user)).map(recordMessage) };
       },
 
       async *getMyExportFile(req, ctx) {
-        const { userId } = trackingUserScope(ctx);
-        const row = isUuid(req.uuid) ? await exportByUuid(db, req.uuid, { userId: Number(userId) }) : undefined;
+        const { user } = trackingUserScope(ctx);
+        const row = isUuid(req.uuid) ? await exportByUuid(db, req.uuid, { userId: user }) : undefined;
         yield* download(row, (r) => userExportArchiveName(String(r.requester_id), r.uuid), userExportMissing);
       },
     });

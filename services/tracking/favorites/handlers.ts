@@ -120,9 +120,9 @@ export function favoriteHandlers({ storage, clock }: ResourceKit) {
   return (router: ConnectRouter) =>
     router.service(FavoriteService, {
       async listFavorites(req, ctx) {
-        const userId = trackingUserScope(ctx).userId;
+        const { user } = trackingUserScope(ctx);
         const all = await scopes(ctx);
-        const q = favorites.query(db, Number(userId)).whereIn("workspace_id", [...all.keys()]);
+        const q = favorites.query(db, user).whereIn("workspace_id", [...all.keys()]);
         if (req.since !== undefined) q.where("at", ">=", new Date(Number(req.since) * 1000));
         else q.whereNull("deleted_at");
         const rows: FavoriteRow[] = (await q.orderBy("rank").orderBy("id")).map((raw: Record<string, unknown>) => favorites.read(raw));
@@ -130,17 +130,17 @@ export function favoriteHandlers({ storage, clock }: ResourceKit) {
       },
 
       async createFavorite(req, ctx) {
-        const userId = trackingUserScope(ctx).userId;
+        const { userId, user } = trackingUserScope(ctx);
         const body = req.favorite ?? ({ tagIds: [] } as unknown as FavoritePayload);
         const all = await scopes(ctx);
         const { attributes, scope } = await checked(userId, all, favoriteAttributes(body));
         const now = clock.now();
         const row = await storage.change(async (trx) =>
           favorites.insert(trx, {
-            user_id: Number(userId),
+            user_id: user,
             ...columnsOf(attributes),
             public: body.public ?? false,
-            rank: body.rank ?? (await nextRank(trx, Number(userId))),
+            rank: body.rank ?? (await nextRank(trx, user)),
             was_public_at: body.public ? now : null,
             created_at: now,
             at: now,
@@ -151,7 +151,7 @@ export function favoriteHandlers({ storage, clock }: ResourceKit) {
       },
 
       async updateFavorite(req, ctx) {
-        const userId = trackingUserScope(ctx).userId;
+        const { userId, user } = trackingUserScope(ctx);
         const body = req.favorite;
         if (!body || body.favoriteId === undefined) throw favoriteParameterInvalid("favorite_id");
         const id = body.favoriteId;
@@ -161,7 +161,7 @@ export function favoriteHandlers({ storage, clock }: ResourceKit) {
         const current = await db(favorites.table).where("id", storageIdOr0(id)).first();
         if (!current) throw missing();
         const before = favorites.read(current);
-        if (before.user_id !== Number(userId)) throw favoriteNotOwned(userId, id);
+        if (before.user_id !== user) throw favoriteNotOwned(userId, id);
         if (before.deleted_at !== null) throw missing();
         const { attributes, scope } = await checked(userId, all, changedAttributes(attributesOf(before), body));
         const now = clock.now();
@@ -179,11 +179,11 @@ export function favoriteHandlers({ storage, clock }: ResourceKit) {
       },
 
       async suggestFavorites(_req, ctx) {
-        const userId = trackingUserScope(ctx).userId;
-        if (await everHadFavorite(db, Number(userId))) return { favorites: [] };
+        const { userId, user } = trackingUserScope(ctx);
+        if (await everHadFavorite(db, user)) return { favorites: [] };
         const all = await scopes(ctx);
         const candidates: FavoriteAttributes[] = [];
-        for (const pattern of suggestedPatterns(await recentEntries(Number(userId), [...all.keys()]), Number.MAX_SAFE_INTEGER)) {
+        for (const pattern of suggestedPatterns(await recentEntries(user, [...all.keys()]), Number.MAX_SAFE_INTEGER)) {
           const attributes = await stillValid(userId, all, pattern);
           if (attributes) candidates.push(attributes);
           if (candidates.length === SUGGESTED_FAVORITES) break;
@@ -192,11 +192,11 @@ export function favoriteHandlers({ storage, clock }: ResourceKit) {
         const now = clock.now();
         const rows = await storage.change(async (trx) => {
           // Once per user: a concurrent request that made them first wins.
-          if (await everHadFavorite(trx, Number(userId))) return [];
+          if (await everHadFavorite(trx, user)) return [];
           const made: FavoriteRow[] = [];
           for (const [i, attributes] of candidates.entries()) {
             made.push(await favorites.insert(trx, {
-              user_id: Number(userId), ...columnsOf(attributes), public: false, rank: i + 1, was_public_at: null, created_at: now, at: now, deleted_at: null,
+              user_id: user, ...columnsOf(attributes), public: false, rank: i + 1, was_public_at: null, created_at: now, at: now, deleted_at: null,
             }));
           }
           return made;
@@ -205,7 +205,7 @@ export function favoriteHandlers({ storage, clock }: ResourceKit) {
       },
 
       async deleteFavorite(req, ctx) {
-        const userId = trackingUserScope(ctx).userId;
+        const { userId } = trackingUserScope(ctx);
         const now = clock.now();
         await storage.change(async (trx) => {
           const existing = await owned(trx, userId, req.favoriteId, () => favoriteIdInvalid(req.favoriteId));

@@ -72,7 +72,7 @@ export function meHandlers({ storage, clock }: ResourceKit) {
         const user = trackingUserScope(ctx);
         const now = clock.now();
         const since = new Date(now.getTime() - RECENT_DAYS * 86_400_000);
-        const entryRows = (await userEntries(db, Number(user.userId)).whereNull("server_deleted_at").where("start", ">=", since))
+        const entryRows = (await userEntries(db, user.user).whereNull("server_deleted_at").where("start", ">=", since))
           .map((raw: Record<string, unknown>) => timeEntries.read(raw))
           .sort(newestFirst);
         const projectRows = [];

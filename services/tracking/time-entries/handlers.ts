@@ -4,10 +4,9 @@ import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { TimeEntryService, type TimeEntryBody } from "../../../gen/tracking/v1/time_entries_pb.js";
 import { applyEach, parseIdList, parsePatchOperations } from "../../../lib/bulk-patch.js";
 import { noAccess } from "../../../lib/errors.js";
-import { requireUser } from "../../../lib/identity.js";
 import { storageId } from "../../../lib/ids.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
-import { type TrackingScope, trackingScope } from "../scope.js";
+import { type TrackingScope, trackingScope, trackingUserScope } from "../scope.js";
 import { createdWithMissing, INVALID_TIME_ENTRY_IDS, listDatesReversed, listDatesUnpaired, resourceNotFound, startMissing, timeEntryChangedConcurrently, timeEntryIdInvalid, timeEntryNotFound, timeEntryStopped, workspaceIdMismatch } from "../errors.js";
 import { deleteEntry, saveEntry, stopEntry, type ChangeContext, type EntryChange } from "./changes.js";
 import { ENTRY_PATCH_PATHS, patchChange } from "./patch.js";
@@ -90,8 +89,8 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
   return (router: ConnectRouter) =>
     router.service(TimeEntryService, {
       async listMyTimeEntries(req, ctx: HandlerContext) {
-        const userId = requireUser(ctx);
-        const q = userEntries(db, Number(userId));
+        const { userId, user } = trackingUserScope(ctx);
+        const q = userEntries(db, user);
         if (req.since !== undefined) q.where("at", ">=", new Date(Number(req.since) * 1000));
         else q.whereNull("server_deleted_at");
         const dayAlone = [req.before, req.startDate, req.endDate].some((r) => r !== undefined && parseDay(r));
@@ -114,15 +113,13 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async getCurrentTimeEntry(_req, ctx) {
-        const userId = requireUser(ctx);
-        const row = await runningEntry(db, Number(userId));
+        const row = await runningEntry(db, trackingUserScope(ctx).user);
         return { timeEntry: row ? await one(row, {}) : undefined };
       },
 
       async getMyTimeEntry(req, ctx) {
-        const userId = requireUser(ctx);
         const id = storageId(req.timeEntryId);
-        const raw = id === undefined ? undefined : await userEntries(db, Number(userId)).where("id", id).whereNull("server_deleted_at").first();
+        const raw = id === undefined ? undefined : await userEntries(db, trackingUserScope(ctx).user).where("id", id).whereNull("server_deleted_at").first();
         if (!raw) throw resourceNotFound();
         return { timeEntry: await one(timeEntries.read(raw), view(req.meta, req.includeSharing)) };
       },

@@ -20,61 +20,61 @@ export function timeEntryNoteHandlers({ storage, clock }: ResourceKit) {
   const { db } = storage;
 
   /** The caller's live entry `id` (its storage id), or 404. */
-  async function ownEntry(q: Knex, userId: bigint, id: bigint): Promise<number> {
+  async function ownEntry(q: Knex, user: number, id: bigint): Promise<number> {
     const n = storageId(id);
-    const raw = n === undefined ? undefined : await userEntries(q, Number(userId)).where("id", n).whereNull("server_deleted_at").first("id");
+    const raw = n === undefined ? undefined : await userEntries(q, user).where("id", n).whereNull("server_deleted_at").first("id");
     if (!raw) throw resourceNotFound();
     return n!;
   }
 
-  async function notesOf(userId: bigint, ids: number[]): Promise<Map<number, string>> {
+  async function notesOf(user: number, ids: number[]): Promise<Map<number, string>> {
     if (ids.length === 0) return new Map();
-    const rows = await timeEntryNotes.query(db, Number(userId)).whereIn("time_entry_id", ids).select("time_entry_id", "notes");
+    const rows = await timeEntryNotes.query(db, user).whereIn("time_entry_id", ids).select("time_entry_id", "notes");
     return new Map(rows.map((r: { time_entry_id: number | string; notes: string }) => [Number(r.time_entry_id), r.notes]));
   }
 
   return (router: ConnectRouter) =>
     router.service(TimeEntryNotesService, {
       async getTimeEntryNotes(req, ctx) {
-        const { userId } = trackingUserScope(ctx);
-        const id = await ownEntry(db, userId, req.timeEntryId);
-        return { notes: { id: BigInt(id), notes: (await notesOf(userId, [id])).get(id) ?? "" } };
+        const { user } = trackingUserScope(ctx);
+        const id = await ownEntry(db, user, req.timeEntryId);
+        return { notes: { id: BigInt(id), notes: (await notesOf(user, [id])).get(id) ?? "" } };
       },
 
       async updateTimeEntryNotes(req, ctx) {
-        const { userId } = trackingUserScope(ctx);
+        const { user } = trackingUserScope(ctx);
         const now = clock.now();
         const id = await storage.change(async (trx) => {
-          const entry = await ownEntry(trx, userId, req.timeEntryId);
-          const existing = await timeEntryNotes.query(trx, Number(userId)).where("time_entry_id", entry).forUpdate().first();
+          const entry = await ownEntry(trx, user, req.timeEntryId);
+          const existing = await timeEntryNotes.query(trx, user).where("time_entry_id", entry).forUpdate().first();
           if (existing) await timeEntryNotes.update(trx, timeEntryNotes.read(existing), { notes: req.notes, at: now });
-          else await timeEntryNotes.insert(trx, { user_id: Number(userId), time_entry_id: entry, notes: req.notes, at: now });
+          else await timeEntryNotes.insert(trx, { user_id: user, time_entry_id: entry, notes: req.notes, at: now });
           return entry;
         }, { againOnDuplicate: { attempts: 3, giveUp: resourceNotFound } });
         return { notes: { id: BigInt(id), notes: req.notes } };
       },
 
       async deleteTimeEntryNotes(req, ctx) {
-        const { userId } = trackingUserScope(ctx);
+        const { user } = trackingUserScope(ctx);
         await storage.change(async (trx) => {
-          const entry = await ownEntry(trx, userId, req.timeEntryId);
-          await timeEntryNotes.query(trx, Number(userId)).where("time_entry_id", entry).delete();
+          const entry = await ownEntry(trx, user, req.timeEntryId);
+          await timeEntryNotes.query(trx, user).where("time_entry_id", entry).delete();
         });
         return {};
       },
 
       async listTimeEntryNotes(req, ctx) {
-        const { userId } = trackingUserScope(ctx);
+        const { user } = trackingUserScope(ctx);
         const wanted = [...new Set(req.timeEntryIds.map(storageId).filter((n): n is number => n !== undefined))];
         if (wanted.length === 0) return { notes: [] };
-        const own = (await userEntries(db, Number(userId)).whereIn("id", wanted).whereNull("server_deleted_at").orderBy("id").select("id")).map((r: { id: number | string }) => Number(r.id));
-        const notes = await notesOf(userId, own);
+        const own = (await userEntries(db, user).whereIn("id", wanted).whereNull("server_deleted_at").orderBy("id").select("id")).map((r: { id: number | string }) => Number(r.id));
+        const notes = await notesOf(user, own);
         return { notes: own.map((id: number) => ({ id: BigInt(id), notes: notes.get(id) ?? "" })) };
       },
 
       async getTimeEntryChecklist(_req, ctx) {
-        const { userId } = trackingUserScope(ctx);
-        const row = await userEntries(db, Number(userId)).count({ n: "id" }).first();
+        const { user } = trackingUserScope(ctx);
+        const row = await userEntries(db, user).count({ n: "id" }).first();
         const count = Number(row?.n ?? 0);
         return { checklist: [{ timeEntriesCountCheck: count >= CHECKLIST_ENTRIES, timeEntriesCreatedCheck: count > 0 }] };
       },

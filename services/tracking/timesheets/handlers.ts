@@ -371,7 +371,7 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
 
       async listMyTimesheets(_req, ctx) {
         const user = trackingUserScope(ctx);
-        const me = Number(user.userId);
+        const me = user.user;
         const profile = await identity.getUserProfile({ userId: user.userId });
         const day = today(clock.now(), profile.timezone);
         const out = [];
