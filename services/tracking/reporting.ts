@@ -44,11 +44,10 @@ export function resolutionOf(range: ReportRange): Resolution {
   return days <= 31 ? "day" : days <= 98 ? "week" : "month";
 }
 
-/** A graph's buckets: how many, the index of a local day's bucket, and the days the buckets after the first begin on. */
+/** A graph's buckets: how many, and the index of a local day's bucket. */
 export interface Buckets {
   count: number;
   indexOf: (day: number) => number;
-  starts: Day[];
 }
 
 /**
@@ -69,10 +68,7 @@ export function buckets(range: ReportRange, resolution: Resolution, weekStart: n
     const firstMonth = months(range.first);
     indexOf = (day) => months(dayOfNumber(day)) - firstMonth;
   }
-  const last = dayNumber(range.last);
-  const starts: Day[] = [];
-  for (let day = first + 1; day <= last; day++) if (indexOf(day) !== indexOf(day - 1)) starts.push(dayOfNumber(day));
-  return { count: indexOf(last) + 1, indexOf, starts };
+  return { count: indexOf(dayNumber(range.last)) + 1, indexOf };
 }
 
 /** A span of constant UTC offset: every instant before `until` (and after the previous span) is `offsetSeconds` ahead of UTC. */

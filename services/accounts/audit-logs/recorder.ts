@@ -85,9 +85,10 @@ export class AuditRecorder {
     if (known !== undefined) return known;
     const row = await this.db("workspaces").where({ id }).first("organization_id");
     if (row) {
+      const organization = Number(row.organization_id);
       if (this.organizations.size >= KNOWN_WORKSPACES) this.organizations.clear();
-      this.organizations.set(id, Number(row.organization_id));
-      return Number(row.organization_id);
+      this.organizations.set(id, organization);
+      return organization;
     }
     if (event.entity === "workspace" && event.object) {
       const workspace = anyUnpack(event.object, WorkspaceSchema);

@@ -2,7 +2,7 @@ import { isMysql, type Knex } from "../../../lib/db.js";
 import { amountInCents, buckets, centsOf, dayNumber, localDaySql, offsetSpans, resolutionOf, type Buckets, type OffsetSpan, type Resolution, type Sql } from "../reporting.js";
 import type { ReportContext } from "./context.js";
 import { selectAs, flag, LABOUR_SQL, rateSql, reportEntries, secondsSql, summedEntries } from "./filters.js";
-import { instantAt } from "./rules.js";
+import { addDays, instantAt } from "./rules.js";
 import type { RateSeconds } from "./summary.js";
 
 /**
@@ -33,17 +33,22 @@ const emptyPoint = (): TotalsPoint & { labour: Part[] } => ({ seconds: 0, amount
 
 /**
  * SQL for the index of the graph bucket an entry (aliased te, in the range) falls in: its local day
- * from the first for days; for weeks and months, by the instants the later buckets begin at (a few
- * comparisons of the start instead of the local day's arithmetic).
+ * from the first for days; for weeks and months, by the instants the later buckets begin at (the
+ * range's days where the bucket changes; a few comparisons of the start instead of the local day's
+ * arithmetic).
  */
 function bucketSql(db: Knex, ctx: ReportContext, spans: OffsetSpan[], periods: Buckets, resolution: Resolution): Sql {
+  const first = dayNumber(ctx.range.first);
   if (resolution === "day") {
     const day = localDaySql(db, spans);
-    return { sql: `(${day.sql}) - ${dayNumber(ctx.range.first)}`, bindings: day.bindings };
+    return { sql: `(${day.sql}) - ${first}`, bindings: day.bindings };
   }
-  if (periods.starts.length === 0) return { sql: "0", bindings: [] };
-  const cases = periods.starts.map((_, i) => `WHEN te.start < ? THEN ${i}`);
-  return { sql: `CASE ${cases.join(" ")} ELSE ${periods.starts.length} END`, bindings: periods.starts.map((day) => instantAt(day, 0, ctx.zone)) };
+  const starts: Date[] = [];
+  for (let day = first + 1; day <= dayNumber(ctx.range.last); day++) {
+    if (periods.indexOf(day) !== periods.indexOf(day - 1)) starts.push(instantAt(addDays(ctx.range.first, day - first), 0, ctx.zone));
+  }
+  const cases = starts.map((_, i) => `WHEN te.start < ? THEN ${i}`);
+  return starts.length ? { sql: `CASE ${cases.join(" ")} ELSE ${starts.length} END`, bindings: starts } : { sql: "0", bindings: [] };
 }
 
 /** Seconds of one bucket at one rate, labour cost and billable flag. */
