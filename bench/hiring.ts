@@ -162,6 +162,8 @@ async function main(): Promise<void> {
       if (gw && bareServer && floor) {
         const pct = (m: Measurement) => `${((m.rps / floor.rps) * 100).toFixed(0)}%`;
         out.push(`throughput / direct, ${s.name}: gateway ${pct(gw)} (target >= 60%), bare server ${pct(bareServer)}`);
+        const byCpu = gw.serverCpu && bareServer.serverCpu ? `; by server CPU per request ${((bareServer.serverCpu / gw.serverCpu) * 100).toFixed(0)}%` : "";
+        out.push(`gateway / bare server, ${s.name}: by throughput ${((gw.rps / bareServer.rps) * 100).toFixed(0)}%${byCpu} (target >= 80%)`);
       }
     }
     process.stdout.write(`${out.join("\n")}\n`);

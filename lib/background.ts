@@ -133,8 +133,8 @@ export interface LeasedWorkOptions {
 /**
  * Background work that one replica of a service does at a time (a scheduler, a job worker): a
  * pass runs every `pollMs`, or at once when kicked, and only while this replica holds the lease
- * named `name`; a long pass asks `stillHeld()` between its items and ends when it answers false
- * or `stopRequested` is set. A pass runs only when `pending()` says there is something to do (asked
+ * named `name` (renewed before a pass as `stillHeld()` renews it); a long pass asks `stillHeld()`
+ * between its items and ends when it answers false or `stopRequested` is set. A pass runs only when `pending()` says there is something to do (asked
  * before the lease, so idle polls write nothing). A pass that fails is logged and runs again at
  * the next one, so what it did not finish is picked up then.
  */
@@ -189,6 +189,8 @@ export abstract class LeasedWork {
       await this.loop.stop();
       await this.lease.release();
     } finally {
+      // Released: the next pass must take the lease again, whenever it runs.
+      this.renewedAt = 0;
       // Stopped: no pass is scheduled any more, and one run by hand (tick) works again.
       this.stopRequested = false;
     }
@@ -212,7 +214,7 @@ export abstract class LeasedWork {
 
   private async run(): Promise<void> {
     try {
-      if ((await this.pending()) && (await this.hold())) await this.pass();
+      if ((await this.pending()) && (await this.stillHeld())) await this.pass();
     } catch (err) {
       this.log.warn({ err }, `${this.name}: pass failed, will retry`);
     }

@@ -137,7 +137,12 @@ t.test("leased work takes no lease while nothing is pending, and renews at most 
   t.same(work.renewals, [true, true, true], "held throughout");
   t.equal(await expiryOf(db), 1_000_000 + TTL, "renewals within renewEveryMs write nothing");
 
-  clock.advance(TTL / 4);
+  clock.advance(TTL / 4 - 1);
+  await work.tick();
+  t.equal(work.passes, 2, "a pass within renewEveryMs of the last renewal runs");
+  t.equal(await expiryOf(db), 1_000_000 + TTL, "without writing the lease");
+
+  clock.advance(1);
   await work.tick();
   t.equal(await expiryOf(db), 1_000_000 + TTL / 4 + TTL, "the lease is renewed (taken at the pass's start) once renewEveryMs has passed");
 
@@ -145,7 +150,19 @@ t.test("leased work takes no lease while nothing is pending, and renews at most 
   clock.advance(TTL + 1);
   t.equal(await rival.hold(), true, "another replica takes the lapsed lease");
   await work.tick();
-  t.equal(work.passes, 2, "no pass while the rival holds it");
+  t.equal(work.passes, 3, "no pass while the rival holds it");
+});
+
+t.test("a stopped work takes the lease again before its next pass, however soon", async (t) => {
+  const db = await open(t);
+  const clock = new ManualClock(new Date(3_000_000));
+  const work = new CountingWork(db, clock, TTL / 4);
+  await work.tick();
+  await work.stop();
+  const rival = new Lease(db, "counting", () => clock.now().getTime(), TTL);
+  t.equal(await rival.hold(), true, "the released lease is free at once");
+  await work.tick();
+  t.equal(work.passes, 1, "no pass on the renewal the stop gave up");
 });
 
 t.test("without renewEveryMs every stillHeld renews, and a lost lease answers false", async (t) => {
