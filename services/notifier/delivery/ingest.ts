@@ -7,7 +7,7 @@ import type { Lease } from "../../../lib/background.js";
 import { sortableId } from "../../../lib/ids.js";
 import type { NewNotification } from "../notifications/store.js";
 import { familyOfService, matches, receivesEvents } from "../subscriptions/rules.js";
-import type { Family, SubscriptionRow, SubscriptionStore } from "../subscriptions/store.js";
+import type { Family, SubscriptionReceiver, SubscriptionStore } from "../subscriptions/store.js";
 import { hiringTemplate, trackingTemplate } from "./payloads.js";
 import type { EventPayload, IngestStore } from "./ingest-store.js";
 
@@ -105,10 +105,12 @@ export class Ingester {
     const keys = new Map<string, { family: Family; workspaceId: string }>();
     for (const { event, family } of events) keys.set(`${family}\u0000${event.workspaceId}`, { family, workspaceId: event.workspaceId });
     const subs = (await this.subscriptions.ofWorkspaces([...keys.values()])).filter(receivesEvents);
-    const byWorkspace = new Map<string, SubscriptionRow[]>();
+    const byWorkspace = new Map<string, SubscriptionReceiver[]>();
     for (const s of subs) {
       const key = `${s.family}\u0000${s.workspace_id}`;
-      byWorkspace.set(key, [...(byWorkspace.get(key) ?? []), s]);
+      const group = byWorkspace.get(key);
+      if (group) group.push(s);
+      else byWorkspace.set(key, [s]);
     }
     const now = this.clock.now();
     const rows: NewNotification[] = [];

@@ -42,7 +42,10 @@ function validationCodeHash(code: string): string {
   return createHash("sha256").update(code).digest("hex");
 }
 
-function subscriptionRow(row: Record<string, unknown>, secret: string): SubscriptionRow {
+/** A subscription as the ingest reads it, to learn who receives an event: the secret stays sealed. */
+export type SubscriptionReceiver = Omit<SubscriptionRow, "secret">;
+
+function receiverRow(row: Record<string, unknown>): SubscriptionReceiver {
   return {
     id: Number(row.id),
     family: row.family as Family,
@@ -50,7 +53,6 @@ function subscriptionRow(row: Record<string, unknown>, secret: string): Subscrip
     user_id: Number(row.user_id),
     description: String(row.description),
     url: String(row.url),
-    secret,
     event_filters: JSON.parse(String(row.event_filters)) as Filter[],
     enabled: Boolean(row.enabled),
     validation_code: null,
@@ -93,7 +95,7 @@ export class SubscriptionStore {
   }
 
   private read(row: Record<string, unknown>): SubscriptionRow {
-    return subscriptionRow(row, this.box.open(String(row.secret_sealed)));
+    return { ...receiverRow(row), secret: this.box.open(String(row.secret_sealed)) };
   }
 
   /**
@@ -151,13 +153,13 @@ export class SubscriptionStore {
   }
 
   /** Every subscription of the given workspaces, for turning a batch of events into notifications. */
-  async ofWorkspaces(keys: { family: Family; workspaceId: string }[]): Promise<SubscriptionRow[]> {
+  async ofWorkspaces(keys: { family: Family; workspaceId: string }[]): Promise<SubscriptionReceiver[]> {
     if (keys.length === 0) return [];
     const rows = await this.db("subscriptions").whereIn(
       ["family", "workspace_id"],
       keys.map((k) => [k.family, k.workspaceId]),
     );
-    return rows.map((r) => this.read(r));
+    return rows.map(receiverRow);
   }
 
   /**
