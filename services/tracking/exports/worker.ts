@@ -34,6 +34,9 @@ export interface ExportWorkerDeps {
   retentionDays: number;
 }
 
+/** How long a worker's lease holds after its last renewal, unless the options say otherwise. */
+export const EXPORT_LEASE_MS = 2 * 60_000;
+
 export interface ExportWorkerOptions {
   /** Milliseconds between passes when nothing kicks the worker (a request on another replica, the retention). */
   pollMs?: number;
@@ -65,7 +68,7 @@ export class ExportWorker extends LeasedWork {
     private readonly deps: ExportWorkerDeps,
     options: ExportWorkerOptions = {},
   ) {
-    const leaseMs = options.leaseMs ?? 2 * 60_000;
+    const leaseMs = options.leaseMs ?? EXPORT_LEASE_MS;
     // Renewed between pages a quarter of its time after the last renewal, not a write per page.
     super(storage.db, LEASE, deps.clock, deps.log, { pollMs: options.pollMs ?? 30_000, leaseMs, renewEveryMs: leaseMs / 4 });
   }

@@ -10,7 +10,7 @@ import { createLogger } from "../../../lib/logger.js";
 import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import type { TrackingService } from "../index.js";
 import type { ServiceStorage } from "../../../lib/storage.js";
-import { ExportWorker } from "../exports/worker.js";
+import { EXPORT_LEASE_MS, ExportWorker } from "../exports/worker.js";
 import { exportFailed, exportInProgress, exportObjectsInvalid, exportNothingSelected, exportObjectUnknown, exportRequesterNotAdmin, userExportMissing, workspaceExportMissing } from "../errors.js";
 import { MAX_ATTEMPTS, WORKSPACE_OBJECTS } from "../exports/rules.js";
 import * as layout from "../portability/layout.js";
@@ -228,7 +228,9 @@ t.test("a user's own export: profile without the token, preferences, their entri
 
 t.test("a job left running by a dead worker is taken again once its lease expires, into one file", async (t) => {
   const token = await call("POST", exportsOf, ["clients", "time_entries"]);
-  // A worker elsewhere took the job and died mid-file: its row says running, its lease holds, its partial file is left.
+  // This worker's lease lapsed (as it must before another can take it); a worker elsewhere took
+  // the job and died mid-file: its row says running, its lease holds, its partial file is left.
+  clock.advance(EXPORT_LEASE_MS + 1);
   await tracking("exports").where({ uuid: token }).update({ state: "running", attempts: 1 });
   await tracking("outbox_lease").where({ name: "exports" }).delete();
   await tracking("outbox_lease").insert({ name: "exports", holder: "dead-worker", expires_at_ms: clock.now().getTime() + 60_000 });
