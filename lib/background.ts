@@ -134,9 +134,10 @@ export interface LeasedWorkOptions {
  * Background work that one replica of a service does at a time (a scheduler, a job worker): a
  * pass runs every `pollMs`, or at once when kicked, and only while this replica holds the lease
  * named `name` (renewed before a pass as `stillHeld()` renews it); a long pass asks `stillHeld()`
- * between its items and ends when it answers false or `stopRequested` is set. A pass runs only when `pending()` says there is something to do (asked
- * before the lease, so idle polls write nothing). A pass that fails is logged and runs again at
- * the next one, so what it did not finish is picked up then.
+ * between its items and ends when it answers false or `stopRequested` is set. A pass runs only
+ * when `pending()` says there is something to do (asked before the lease, so idle polls write
+ * nothing). A pass that fails is logged and runs again at the next one, so what it did not finish
+ * is picked up then.
  */
 export abstract class LeasedWork {
   private readonly loop: KickedLoop;

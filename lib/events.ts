@@ -118,7 +118,7 @@ export class OutboxRelay extends LeasedWork {
     // kick() publishes soon after a transaction with events commits; tick() publishes everything
     // pending and resolves when the outbox is empty or the bus fails. The lease is renewed every
     // quarter of its time, not before every pass: a pass per commit wrote the lease row each time
-    // (a fifth of the relay's database time under writes, and 5 writes a second when idle).
+    // (a third of a pass's statement time under writes, and 5 writes a second when idle).
     const leaseMs = options.leaseMs ?? 10_000;
     super(db, "relay", clock, log, { pollMs: options.intervalMs ?? 200, leaseMs, renewEveryMs: leaseMs / 4 });
   }
