@@ -1,6 +1,6 @@
 import * as http from "node:http";
 import { benchListQuery, log, rssMiB, startProcess } from "./support.js";
-import { benchAgent, compare, cpuCell, httpGet, ROUNDS, startBenchSystem, tableLine, type ComparedPath, type Measurement } from "./measure.js";
+import { benchAgent, compare, cpuCell, gatewayShare, httpGet, ROUNDS, startBenchSystem, tableLine, type ComparedPath, type Measurement } from "./measure.js";
 import { connectDatabase, isMysql, type Knex } from "../lib/db.js";
 import { Directory } from "../lib/directory.js";
 import { HiringAdminService } from "../gen/hiring/v1/admin_pb.js";
@@ -162,8 +162,7 @@ async function main(): Promise<void> {
       if (gw && bareServer && floor) {
         const pct = (m: Measurement) => `${((m.rps / floor.rps) * 100).toFixed(0)}%`;
         out.push(`throughput / direct, ${s.name}: gateway ${pct(gw)} (target >= 60%), bare server ${pct(bareServer)}`);
-        const byCpu = gw.serverCpu && bareServer.serverCpu ? `; by server CPU per request ${((bareServer.serverCpu / gw.serverCpu) * 100).toFixed(0)}%` : "";
-        out.push(`gateway / bare server, ${s.name}: by throughput ${((gw.rps / bareServer.rps) * 100).toFixed(0)}%${byCpu} (target >= 80%)`);
+        out.push(gatewayShare(s.name, gw, bareServer, 80));
       }
     }
     process.stdout.write(`${out.join("\n")}\n`);

@@ -26,6 +26,16 @@ export interface Measurement {
   benchCpu: number;
 }
 
+/**
+ * The gateway's share of the bare server's throughput (and of its CPU per request, when both were
+ * read), beside the target: the line the hiring and tracking benches print for each row.
+ */
+export function gatewayShare(row: string, gateway: Measurement, bare: Measurement, targetPct: number): string {
+  // On a shared machine throughput follows the neighbours' load; CPU per request does not.
+  const byCpu = gateway.serverCpu && bare.serverCpu ? `; by server CPU per request ${((bare.serverCpu / gateway.serverCpu) * 100).toFixed(0)}%` : "";
+  return `gateway / bare server, ${row}: by throughput ${((gateway.rps / bare.rps) * 100).toFixed(0)}%${byCpu} (target >= ${targetPct}%)`;
+}
+
 export interface LoadOptions {
   concurrency: number;
   /** The loop ends after this many seconds even if requests remain. */

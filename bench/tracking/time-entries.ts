@@ -1,9 +1,12 @@
 import * as http from "node:http";
 import { connectDatabase, isMysql, type Knex } from "../../lib/db.js";
-import { benchAgent, compare, cpuCell, httpGet, ROUNDS, tableLine, type ComparedPath, type Measurement } from "../measure.js";
+import { benchAgent, compare, cpuCell, gatewayShare, httpGet, ROUNDS, tableLine, type ComparedPath, type Measurement } from "../measure.js";
 import { log, startProcess, stopProcess } from "../support.js";
 import { userEntries } from "../../services/tracking/time-entries/store.js";
 import type { TrackingBench, TrackingSection } from "./section.js";
+
+/** The row of start-then-stop pairs (its target is 60%, the reads' 80%). */
+const PAIR = "start-then-stop pair";
 
 /**
  * The time entries section of `npm run bench:tracking` (alone: `BENCH_ONLY=time-entries npm run bench:tracking`):
@@ -159,7 +162,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
         serverPid: bareProcess.pid,
       },
     ];
-    if (picked("start-then-stop pair")) for (const { path, m } of await compare(pairs, REQUESTS, { concurrency: 1, seconds: SECONDS })) rows.push({ scenario: "start-then-stop pair", path, m });
+    if (picked(PAIR)) for (const { path, m } of await compare(pairs, REQUESTS, { concurrency: 1, seconds: SECONDS })) rows.push({ scenario: PAIR, path, m });
     agent.destroy();
   } finally {
     await stopProcess(bareProcess);
@@ -178,10 +181,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
   for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
     const [g, b] = [find(scenario, "gateway"), find(scenario, "bare")];
     if (!g || !b) continue;
-    // On a shared machine throughput follows the neighbours' load; CPU per request does not.
-    const byCpu = g.serverCpu && b.serverCpu ? `; by server CPU per request: ${((b.serverCpu / g.serverCpu) * 100).toFixed(0)}%` : "";
-    const target = scenario === "start-then-stop pair" ? 60 : 80;
-    out.push(`gateway / bare server, ${scenario}: by throughput ${((g.rps / b.rps) * 100).toFixed(0)}%${byCpu} (target >= ${target}%)`);
+    out.push(gatewayShare(scenario, g, b, scenario === PAIR ? 60 : 80));
   }
   for (const scenario of [...new Set(rows.map((r) => r.scenario))]) {
     const [g, f] = [find(scenario, "gateway"), find(scenario, "floor")];

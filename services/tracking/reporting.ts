@@ -28,7 +28,8 @@ export interface ReportRange {
 
 /** A calendar day as a count of days since 1970-01-01 (the arithmetic of ranges and buckets). */
 export const dayNumber = (d: Day) => Date.UTC(d.year, d.month - 1, d.day) / 86_400_000;
-const dayOfNumber = (n: number): Day => {
+/** The calendar day of a day number (the inverse of `dayNumber`). */
+export const dayOfNumber = (n: number): Day => {
   const t = new Date(n * 86_400_000);
   return { year: t.getUTCFullYear(), month: t.getUTCMonth() + 1, day: t.getUTCDate() };
 };

@@ -11,7 +11,7 @@ import {
   reportRangeTooLong,
   reportValueNotAllowed,
 } from "../errors.js";
-import { dayNumber, FIRST_REPORT_DAY, LAST_REPORT_DAY, nextDay, offsetSecondsAt, type Resolution } from "../reporting.js";
+import { dayNumber, dayOfNumber, FIRST_REPORT_DAY, LAST_REPORT_DAY, nextDay, offsetSecondsAt, type Resolution } from "../reporting.js";
 import { parseDay, type Day } from "../time-entries/rules.js";
 
 /**
@@ -40,13 +40,8 @@ export interface ReportRange {
 /** YYYY-MM-DD of a day. */
 export const dayText = (d: Day) => `${String(d.year).padStart(4, "0")}-${String(d.month).padStart(2, "0")}-${String(d.day).padStart(2, "0")}`;
 
-const dayOf = (n: number): Day => {
-  const t = new Date(n * 86_400_000);
-  return { year: t.getUTCFullYear(), month: t.getUTCMonth() + 1, day: t.getUTCDate() };
-};
-
 /** The day `n` days after `d`. */
-export const addDays = (d: Day, n: number): Day => dayOf(dayNumber(d) + n);
+export const addDays = (d: Day, n: number): Day => dayOfNumber(dayNumber(d) + n);
 
 /** Seconds the zone's wall clock is ahead of UTC at an instant (reporting.ts). */
 export { offsetSecondsAt };
@@ -76,7 +71,7 @@ export function localClock(zone: string): (at: Date) => [string, string] {
     const n = Math.floor(wall / 86_400);
     const second = wall - n * 86_400;
     let day = days.get(n);
-    if (day === undefined) days.set(n, (day = dayText(dayOf(n))));
+    if (day === undefined) days.set(n, (day = dayText(dayOfNumber(n))));
     return [day, `${TWO_DIGITS[Math.floor(second / 3600)]}:${TWO_DIGITS[Math.floor(second / 60) % 60]}:${TWO_DIGITS[second % 60]}`];
   };
 }

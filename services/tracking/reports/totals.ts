@@ -1,8 +1,8 @@
 import { isMysql, type Knex } from "../../../lib/db.js";
-import { amountInCents, buckets, centsOf, dayNumber, localDaySql, offsetSpans, resolutionOf, type Buckets, type OffsetSpan, type Resolution, type Sql } from "../reporting.js";
+import { amountInCents, buckets, centsOf, dayNumber, dayOfNumber, localDaySql, offsetSpans, resolutionOf, type Buckets, type OffsetSpan, type Resolution, type Sql } from "../reporting.js";
 import type { ReportContext } from "./context.js";
 import { selectAs, flag, LABOUR_SQL, rateSql, reportEntries, secondsSql, summedEntries } from "./filters.js";
-import { addDays, instantAt } from "./rules.js";
+import { instantAt } from "./rules.js";
 import type { RateSeconds } from "./summary.js";
 
 /**
@@ -45,7 +45,7 @@ function bucketSql(db: Knex, ctx: ReportContext, spans: OffsetSpan[], periods: B
   }
   const starts: Date[] = [];
   for (let day = first + 1; day <= dayNumber(ctx.range.last); day++) {
-    if (periods.indexOf(day) !== periods.indexOf(day - 1)) starts.push(instantAt(addDays(ctx.range.first, day - first), 0, ctx.zone));
+    if (periods.indexOf(day) !== periods.indexOf(day - 1)) starts.push(instantAt(dayOfNumber(day), 0, ctx.zone));
   }
   const cases = starts.map((_, i) => `WHEN te.start < ? THEN ${i}`);
   return starts.length ? { sql: `CASE ${cases.join(" ")} ELSE ${starts.length} END`, bindings: starts } : { sql: "0", bindings: [] };
