@@ -30,17 +30,30 @@ function mysqlConnection(url: string, database?: string): Knex.MySql2ConnectionC
   };
 }
 
+/**
+ * What both engines' knex instances share. knex writes a failed statement's bound values into its
+ * error message, and a value it cannot write (a bigint, as the contract's ids are) replaces the
+ * driver's error with its own TypeError, losing the code that tells a unique-key collision or a
+ * deadlock; the values (addresses, hashes) would also reach the logs. The message keeps the SQL with
+ * its placeholders.
+ */
+const KNEX_COMMON = { compileSqlOnError: false } as const;
+
+/** One connection to the MySQL server, outside any service's database: to create or drop one. */
+const serverConnection = (url: string) => knexFactory({ ...KNEX_COMMON, client: "mysql2", connection: mysqlConnection(url), pool: { min: 0, max: 1 } });
+
 /** Opens the service's own schema (SQLite file or MySQL database), creating it when missing. */
 export async function connectDatabase(config: Config, service: ServiceName): Promise<Knex> {
   if (config.mysqlUrl) {
     const name = databaseName(config, service);
-    const admin = knexFactory({ client: "mysql2", connection: mysqlConnection(config.mysqlUrl), pool: { min: 0, max: 1 } });
+    const admin = serverConnection(config.mysqlUrl);
     try {
       await admin.raw("CREATE DATABASE IF NOT EXISTS ?? CHARACTER SET utf8mb4 COLLATE utf8mb4_bin", [name]);
     } finally {
       await admin.destroy();
     }
     return knexFactory({
+      ...KNEX_COMMON,
       client: "mysql2",
       connection: mysqlConnection(config.mysqlUrl, name),
       pool: { min: 0, max: 10 },
@@ -48,6 +61,7 @@ export async function connectDatabase(config: Config, service: ServiceName): Pro
   }
   ensureDataDir(config.dataDir);
   return knexFactory({
+    ...KNEX_COMMON,
     client: "better-sqlite3",
     connection: { filename: join(config.dataDir, `${service}.sqlite`) },
     useNullAsDefault: true,
@@ -173,7 +187,7 @@ export async function openDatabase(config: Config, service: ServiceName, migrati
 /** Drops a service's MySQL database (tests clean up after themselves). */
 export async function dropDatabase(config: Config, service: ServiceName): Promise<void> {
   if (!config.mysqlUrl) return;
-  const admin = knexFactory({ client: "mysql2", connection: mysqlConnection(config.mysqlUrl), pool: { min: 0, max: 1 } });
+  const admin = serverConnection(config.mysqlUrl);
   try {
     await admin.raw("DROP DATABASE IF EXISTS ??", [databaseName(config, service)]);
   } finally {

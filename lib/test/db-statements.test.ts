@@ -44,6 +44,14 @@ t.test("a statement that failed serves the next query", async (t) => {
   t.same(await db("statement_things").whereIn("id", [10, 11]).orderBy("id").pluck("id"), [10, 11]);
 });
 
+t.test("a failed statement keeps its driver's error code and leaves its bound values out of the message", async (t) => {
+  const insert = (id: bigint, name: string) => db("statement_things").insert({ id, name });
+  await insert(30n, "first");
+  const err = (await insert(30n, "secret-value").then(() => undefined, (e: unknown) => e)) as Error;
+  t.ok(isUniqueViolation(err), "a collision, whatever type its key is bound as");
+  t.notMatch(err.message, /secret-value/);
+});
+
 t.test("a statement rolled back in a transaction is used again after it", async (t) => {
   await t.rejects(
     db.transaction(async (trx) => {
