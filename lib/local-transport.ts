@@ -247,6 +247,32 @@ function chain(next: Next, interceptors: Interceptor[]): Next {
   return interceptors.reduceRight((n, interceptor) => interceptor(n as never) as unknown as Next, next);
 }
 
+/** A call's request as a Connect server's interceptors see one, marked as made in memory. */
+function localRequest(
+  method: DescMethod,
+  stream: boolean,
+  message: unknown,
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+  header: HeadersInit | undefined,
+  contextValues: ReturnType<typeof createContextValues> | undefined,
+): LocalRequest {
+  const values = contextValues ?? createContextValues();
+  values.set(inMemoryCall, true);
+  return {
+    stream,
+    service: method.parent,
+    method,
+    requestMethod: "POST",
+    url: `local:/${key(method.parent, method)}`,
+    signal: signal ?? NEVER,
+    header: new MemoryHeaders(header),
+    contextValues: values,
+    message,
+    timeoutMs,
+  } as unknown as LocalRequest;
+}
+
 /**
  * A transport to services in this process that hands messages over without serializing them.
  * It runs the same client and server interceptors as a network call, gives handlers a
@@ -311,21 +337,7 @@ export function createLocalTransport(
       contextValues?: ReturnType<typeof createContextValues>,
     ): Promise<UnaryResponse<I, O>> {
       try {
-        const values = contextValues ?? createContextValues();
-        values.set(inMemoryCall, true);
-        const request: LocalRequest = {
-          stream: false,
-          service: method.parent,
-          method,
-          requestMethod: "POST",
-          url: `local:/${key(method.parent, method)}`,
-          signal: signal ?? NEVER,
-          header: new MemoryHeaders(header),
-          contextValues: values,
-          message: create(method.input, input),
-          timeoutMs,
-        } as unknown as LocalRequest;
-        return call(request) as unknown as Promise<UnaryResponse<I, O>>;
+        return call(localRequest(method, false, create(method.input, input), signal, timeoutMs, header, contextValues)) as unknown as Promise<UnaryResponse<I, O>>;
       } catch (err) {
         return Promise.reject(err);
       }
@@ -340,23 +352,10 @@ export function createLocalTransport(
     ): Promise<StreamResponse<I, O>> {
       try {
         if (!SERVED_KINDS.has(method.methodKind)) throw new ConnectError(`${method.methodKind} RPCs are not served in memory`, Code.Unimplemented);
-        const values = contextValues ?? createContextValues();
-        values.set(inMemoryCall, true);
         async function* messages() {
           for await (const message of input) yield create(method.input, message);
         }
-        const request: LocalRequest = {
-          stream: true,
-          service: method.parent,
-          method,
-          requestMethod: "POST",
-          url: `local:/${key(method.parent, method)}`,
-          signal: signal ?? NEVER,
-          header: new MemoryHeaders(header),
-          contextValues: values,
-          message: messages(),
-          timeoutMs,
-        } as unknown as LocalRequest;
+        const request = localRequest(method, true, messages(), signal, timeoutMs, header, contextValues);
         return call(request).then((res) => leftOnAbort(res as StreamResponse, request.signal)) as unknown as Promise<StreamResponse<I, O>>;
       } catch (err) {
         return Promise.reject(err);

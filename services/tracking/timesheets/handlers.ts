@@ -40,30 +40,10 @@ function approvers(setup: TimesheetSetupRow, people: People) {
   return setup.approver_ids.map((id) => ({ userId: BigInt(id), name: people.get(id)?.fullname ?? "" }));
 }
 
-function setupMessage(row: TimesheetSetupRow, people: People): TimesheetSetup {
-  const first = row.approver_ids[0];
-  return create(TimesheetSetupSchema, {
-    id: BigInt(row.id),
-    workspaceId: BigInt(row.workspace_id),
-    memberId: BigInt(row.member_id),
-    memberName: people.get(row.member_id)?.fullname ?? "",
-    approverId: first === undefined ? undefined : BigInt(first),
-    approverName: first === undefined ? undefined : (people.get(first)?.fullname ?? ""),
-    approvers: approvers(row, people),
-    periodicity: row.periodicity,
-    reminderDay: row.reminder_day ?? undefined,
-    reminderTime: row.reminder_time ?? undefined,
-    startDate: row.start_date,
-    endDate: row.end_date ?? undefined,
-  });
-}
-
-function timesheetMessage(setup: TimesheetSetupRow, period: Period, stored: TimesheetRow | undefined, people: People): Timesheet {
+/** What a setup and each of its timesheets say alike of the setup: its member, approvers, period and reminder. */
+function setupFields(setup: TimesheetSetupRow, people: People) {
   const first = setup.approver_ids[0];
-  const status = stored?.status ?? "pending";
-  const reviewer = stored?.approved_or_rejected_id ?? null;
-  return create(TimesheetSchema, {
-    timesheetSetupId: BigInt(setup.id),
+  return {
     workspaceId: BigInt(setup.workspace_id),
     memberId: BigInt(setup.member_id),
     memberName: people.get(setup.member_id)?.fullname ?? "",
@@ -73,8 +53,21 @@ function timesheetMessage(setup: TimesheetSetupRow, period: Period, stored: Time
     periodicity: setup.periodicity,
     reminderDay: setup.reminder_day ?? undefined,
     reminderTime: setup.reminder_time ?? undefined,
-    startDate: period.start,
     endDate: setup.end_date ?? undefined,
+  };
+}
+
+function setupMessage(row: TimesheetSetupRow, people: People): TimesheetSetup {
+  return create(TimesheetSetupSchema, { id: BigInt(row.id), ...setupFields(row, people), startDate: row.start_date });
+}
+
+function timesheetMessage(setup: TimesheetSetupRow, period: Period, stored: TimesheetRow | undefined, people: People): Timesheet {
+  const status = stored?.status ?? "pending";
+  const reviewer = stored?.approved_or_rejected_id ?? null;
+  return create(TimesheetSchema, {
+    timesheetSetupId: BigInt(setup.id),
+    ...setupFields(setup, people),
+    startDate: period.start,
     periodStart: period.start,
     periodEnd: period.end,
     status,
