@@ -1,3 +1,4 @@
+import type { Knex } from "./db.js";
 import { randomBytes } from "node:crypto";
 
 /**
@@ -56,4 +57,21 @@ export function requireStorageId(id: bigint, missing: () => Error): number {
   const n = storageId(id);
   if (n === undefined) throw missing();
   return n;
+}
+
+/**
+ * An id column of a row as read, in the contract's form: the drivers answer a BIGINT as a number
+ * (mysql2: as decimal text beyond 2^53) and an insert's id as a number. A service whose rows hold
+ * ids as `bigint` (the notifier; see docs/ids.md) reads each id column through this, once.
+ */
+export function readId(value: unknown): bigint {
+  return BigInt(value as number | string);
+}
+
+/**
+ * An id as a binding of a query that takes no object (`whereIn`, a comparison): both drivers bind
+ * a bigint (lib/db.ts keeps their errors' codes), but knex's types leave it out of a binding's values.
+ */
+export function idBinding(id: bigint): Knex.Value {
+  return id as unknown as Knex.Value;
 }

@@ -3,6 +3,7 @@ import type { SecretBox } from "../../../lib/secret-box.js";
 import { MAX_ERROR_LENGTH, notificationRow, type NotificationRow } from "../notifications/store.js";
 import type { Family } from "../subscriptions/store.js";
 import { insertChunks } from "./chunks.js";
+import { idBinding, readId } from "../../../lib/ids.js";
 
 /** Opened secrets a replica keeps (one per subscription it delivers). */
 const OPENED_SECRETS = 10_000;
@@ -83,7 +84,7 @@ export class DispatchStore {
    * owns them (`id mod replicas = index`) or already claims them, and no other replica's claim
    * is alive. Oldest due first.
    */
-  async dueSubscriptions(opts: { nowMs: number; holder: string; share: { index: number; of: number }; limit: number }): Promise<number[]> {
+  async dueSubscriptions(opts: { nowMs: number; holder: string; share: { index: number; of: number }; limit: number }): Promise<bigint[]> {
     const heads = this.db("notifications").where({ state: "pending" }).groupBy("subscription_id").select("subscription_id").min({ seq: "seq" });
     const q = this.db("notifications as n")
       .join(heads.as("h"), "h.seq", "n.seq")
@@ -95,34 +96,34 @@ export class DispatchStore {
       .limit(opts.limit)
       .select("n.subscription_id");
     const rows: { subscription_id: number | string }[] = await q;
-    return rows.map((r) => Number(r.subscription_id));
+    return rows.map((r) => readId(r.subscription_id));
   }
 
   /** Claims what no live claim of another replica holds; answers the ids now claimed by `holder`. */
-  async claim(ids: number[], holder: string, nowMs: number, ttlMs: number): Promise<number[]> {
+  async claim(ids: bigint[], holder: string, nowMs: number, ttlMs: number): Promise<bigint[]> {
     if (ids.length === 0) return [];
     await this.db("subscriptions")
-      .whereIn("id", ids)
+      .whereIn("id", ids.map(idBinding))
       .andWhere((q) => q.where({ claimed_by: holder }).orWhereNull("claimed_by").orWhere("claim_expires_ms", "<", nowMs))
       .update({ claimed_by: holder, claim_expires_ms: nowMs + ttlMs });
     return this.claimedBy(ids, holder);
   }
 
   /** Extends the claims `holder` still has among `ids`; answers those. */
-  async renewClaims(ids: number[], holder: string, nowMs: number, ttlMs: number): Promise<number[]> {
+  async renewClaims(ids: bigint[], holder: string, nowMs: number, ttlMs: number): Promise<bigint[]> {
     if (ids.length === 0) return [];
-    await this.db("subscriptions").whereIn("id", ids).where({ claimed_by: holder }).update({ claim_expires_ms: nowMs + ttlMs });
+    await this.db("subscriptions").whereIn("id", ids.map(idBinding)).where({ claimed_by: holder }).update({ claim_expires_ms: nowMs + ttlMs });
     return this.claimedBy(ids, holder);
   }
 
-  async releaseClaims(ids: number[], holder: string): Promise<void> {
+  async releaseClaims(ids: bigint[], holder: string): Promise<void> {
     if (ids.length === 0) return;
-    await this.db("subscriptions").whereIn("id", ids).where({ claimed_by: holder }).update({ claimed_by: null, claim_expires_ms: 0 });
+    await this.db("subscriptions").whereIn("id", ids.map(idBinding)).where({ claimed_by: holder }).update({ claimed_by: null, claim_expires_ms: 0 });
   }
 
-  private async claimedBy(ids: number[], holder: string): Promise<number[]> {
-    const rows: { id: number | string }[] = await this.db("subscriptions").whereIn("id", ids).where({ claimed_by: holder }).select("id");
-    return rows.map((r) => Number(r.id));
+  private async claimedBy(ids: bigint[], holder: string): Promise<bigint[]> {
+    const rows: { id: number | string }[] = await this.db("subscriptions").whereIn("id", ids.map(idBinding)).where({ claimed_by: holder }).select("id");
+    return rows.map((r) => readId(r.id));
   }
 
   // Queues
@@ -133,22 +134,23 @@ export class DispatchStore {
    * on its way), with the subscription's current URL and secret: one query for many workers. The
    * events' payload templates are not in it (see `templates`).
    */
-  async pendingBatches(after: Map<number, number>, limit: number): Promise<Map<number, Omit<Deliverable, "template">[]>> {
-    const out = new Map<number, Omit<Deliverable, "template">[]>([...after.keys()].map((id) => [id, []]));
+  async pendingBatches(after: Map<bigint, bigint>, limit: number): Promise<Map<bigint, Omit<Deliverable, "template">[]>> {
+    const out = new Map<bigint, Omit<Deliverable, "template">[]>([...after.keys()].map((id) => [id, []]));
     if (after.size === 0) return out;
-    const fromStart = [...after].filter(([, seq]) => seq <= 0).map(([id]) => id);
+    const fromStart = [...after].filter(([, seq]) => seq <= 0n).map(([id]) => id);
     const ranked = this.db("notifications as n")
       .join("subscriptions as s", "s.id", "n.subscription_id")
       .where("n.state", "pending")
       .where((q) => {
-        if (fromStart.length) q.orWhereIn("n.subscription_id", fromStart);
-        for (const [id, seq] of after) if (seq > 0) q.orWhere((x) => x.where("n.subscription_id", id).where("n.seq", ">", seq));
+        if (fromStart.length) q.orWhereIn("n.subscription_id", fromStart.map(idBinding));
+        for (const [id, seq] of after) if (seq > 0n) q.orWhere((x) => x.where({ "n.subscription_id": id }).where("n.seq", ">", idBinding(seq)));
       })
       .select("n.*", "s.family", "s.url", "s.secret_sealed", "s.enabled", this.db.raw("row_number() over (partition by n.subscription_id order by n.seq) as rn"));
     const rows: Record<string, unknown>[] = await this.db.select("*").from(ranked.as("x")).where("rn", "<=", limit).orderBy("seq");
     for (const r of rows) {
       const secret = this.open(String(r.secret_sealed));
-      out.get(Number(r.subscription_id))!.push({ ...notificationRow(r), family: r.family as Family, url: String(r.url), secret, enabled: Boolean(r.enabled) });
+      const notification = notificationRow(r);
+      out.get(notification.subscription_id)!.push({ ...notification, family: r.family as Family, url: String(r.url), secret, enabled: Boolean(r.enabled) });
     }
     return out;
   }
@@ -203,7 +205,7 @@ export class DispatchStore {
         await trx("notifications")
           .whereIn(
             "seq",
-            group.map((r) => r.notification.seq),
+            group.map((r) => idBinding(r.notification.seq)),
           )
           .where({ state: "pending" })
           .update({ state: "delivered", attempts: attempt, finished_at: group[group.length - 1].at });

@@ -27,7 +27,7 @@ export interface DispatcherOptions {
 }
 
 interface Worker {
-  subscriptionId: number;
+  subscriptionId: bigint;
   /** Until when (clock ms) the claim is known to hold. */
   claimUntilMs: number;
   /** Another replica took the subscription (a claim that could not be renewed), or recording failed. */
@@ -36,7 +36,7 @@ interface Worker {
   signaled: boolean;
   wake?: () => void;
   /** The last notification attempted: a read may still show it pending while its record commits. */
-  lastSeq: number;
+  lastSeq: bigint;
   /** Records not yet committed; the claim is let go only after them. */
   recording: Set<Promise<void>>;
   done: Promise<void>;
@@ -56,7 +56,7 @@ interface Worker {
 export class Dispatcher {
   /** This replica's id in the claims and the replica table. */
   readonly replicaId = `rep_${randomToken(12)}`;
-  private readonly workers = new Map<number, Worker>();
+  private readonly workers = new Map<bigint, Worker>();
   private share = { index: 0, of: 1 };
   private stopped = true;
   private polling?: Promise<void>;
@@ -109,7 +109,7 @@ export class Dispatcher {
   }
 
   /** New notifications were queued for these subscriptions; `lookForOthers` kicks a poll for those without a worker here. */
-  notify(subscriptionIds: Iterable<number>, lookForOthers = true): void {
+  notify(subscriptionIds: Iterable<bigint>, lookForOthers = true): void {
     let elsewhere = false;
     for (const id of subscriptionIds) {
       const w = this.workers.get(id);
@@ -161,8 +161,8 @@ export class Dispatcher {
     }
   }
 
-  private launch(subscriptionId: number, claimUntilMs: number): void {
-    const w: Worker = { subscriptionId, claimUntilMs, lost: false, signaled: false, lastSeq: 0, recording: new Set(), done: Promise.resolve() };
+  private launch(subscriptionId: bigint, claimUntilMs: number): void {
+    const w: Worker = { subscriptionId, claimUntilMs, lost: false, signaled: false, lastSeq: 0n, recording: new Set(), done: Promise.resolve() };
     this.workers.set(subscriptionId, w);
     w.done = this.work(w)
       .catch((err) => this.log.error({ err, subscription: subscriptionId }, "notifier: delivery worker failed"))
@@ -215,8 +215,8 @@ export class Dispatcher {
   }
 
   /** Whether the subscription is this replica's share of the work (id modulo live replicas). */
-  private owns(subscriptionId: number): boolean {
-    return subscriptionId % this.share.of === this.share.index;
+  private owns(subscriptionId: bigint): boolean {
+    return subscriptionId % BigInt(this.share.of) === BigInt(this.share.index);
   }
 
   /** True while the claim outlasts another attempt; renews it when it would not. */
@@ -379,7 +379,7 @@ class Recorder {
  * read once.
  */
 class Reader {
-  private waiting = new Map<number, { afterSeq: number; waiters: { resolve: (rows: Deliverable[]) => void; reject: (err: unknown) => void }[] }>();
+  private waiting = new Map<bigint, { afterSeq: bigint; waiters: { resolve: (rows: Deliverable[]) => void; reject: (err: unknown) => void }[] }>();
   private reading = false;
   private readonly templates = new Map<string, string>();
 
@@ -389,10 +389,10 @@ class Reader {
   ) {}
 
   /** The subscription's next pending notifications after `afterSeq`. */
-  read(subscriptionId: number, afterSeq: number): Promise<Deliverable[]> {
+  read(subscriptionId: bigint, afterSeq: bigint): Promise<Deliverable[]> {
     return new Promise((resolve, reject) => {
       const waiting = this.waiting.get(subscriptionId) ?? { afterSeq, waiters: [] };
-      waiting.afterSeq = Math.min(waiting.afterSeq, afterSeq);
+      if (afterSeq < waiting.afterSeq) waiting.afterSeq = afterSeq;
       waiting.waiters.push({ resolve, reject });
       this.waiting.set(subscriptionId, waiting);
       // Workers woken together ask within the same turn of the event loop: gather them first.

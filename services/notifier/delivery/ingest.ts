@@ -46,7 +46,7 @@ export class Ingester {
     private readonly bus: EventBus,
     private readonly clock: Clock,
     private readonly log: Logger,
-    private readonly onQueued: (subscriptionIds: Set<number>) => void,
+    private readonly onQueued: (subscriptionIds: Set<bigint>) => void,
     options: { leaseMs?: number } = {},
   ) {
     this.leaseMs = options.leaseMs ?? LEASE_MS;

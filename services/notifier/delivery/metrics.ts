@@ -55,7 +55,7 @@ export class DeliveryMetrics {
 
   private readonly queueDepth: Gauge<"subscription_id">;
 
-  constructor(queueDepths: () => Promise<Map<number, number>>) {
+  constructor(queueDepths: () => Promise<Map<bigint, number>>) {
     this.queueDepth = new Gauge({
       name: "webhook_queue_depth",
       help: "Notifications waiting for delivery, per subscription (all replicas).",

@@ -12,6 +12,14 @@ function isoWithOffset(d: Date): string {
   return d.toISOString().replace("Z", "+00:00");
 }
 
+/**
+ * An id as the bodies show it: a JSON number, as the REST codec writes an int64 (lib/rest-json.ts),
+ * so that a receiver finds the ids the API answered.
+ */
+function jsonId(id: bigint): number {
+  return Number(id);
+}
+
 function eventTime(event: Event, fallback: Date): Date {
   return event.occurredAt ? timestampDate(event.occurredAt) : fallback;
 }
@@ -57,7 +65,7 @@ export function trackingTemplate(event: Event, now: Date): string {
     event_id: event.id,
     notification_id: null,
     created_at: eventTime(event, now).toISOString(),
-    creator_id: Number(event.userId),
+    creator_id: jsonId(event.userId),
     metadata: { ...metadata(event.action, event.entity, event.userId, event.workspaceId), object_id: event.objectId },
     payload: entityJson(event),
     subscription_id: null,
@@ -81,7 +89,7 @@ export function fillTemplate(family: Family, template: string, notificationId: s
     template.slice(0, n) +
     `"notification_id":${JSON.stringify(notificationId)}` +
     template.slice(n + NOTIFICATION_ID.length, s) +
-    `"subscription_id":${sub.id}` +
+    `"subscription_id":${jsonId(sub.id)}` +
     template.slice(s + SUBSCRIPTION_ID.length, u) +
     `"url_callback":${JSON.stringify(sub.url)}` +
     template.slice(u + URL_CALLBACK.length)
@@ -102,10 +110,10 @@ export function pingPayload(sub: SubscriptionRow, now: Date, validationUrl?: str
   const payload: { [key: string]: JsonValue } = {
     event_id: 0,
     created_at: now.toISOString(),
-    creator_id: sub.user_id,
-    metadata: metadata("ping", "subscription", BigInt(sub.user_id), sub.workspace_id),
+    creator_id: jsonId(sub.user_id),
+    metadata: metadata("ping", "subscription", sub.user_id, sub.workspace_id),
     payload: "ping",
-    subscription_id: sub.id,
+    subscription_id: jsonId(sub.id),
     timestamp: now.toISOString(),
     url_callback: sub.url,
   };

@@ -15,7 +15,7 @@ export function notificationHandlers({ subscriptions, notifications, clock, disp
   const { method } = WebhookAdminService;
 
   /** 404 unless the subscription (of the id the RPC carried as `raw`) exists. */
-  async function mustExist(id: number, raw: string): Promise<void> {
+  async function mustExist(id: bigint, raw: string): Promise<void> {
     if (!(await subscriptions.get(id))) throw subscriptionNotFound(raw);
   }
 
@@ -24,7 +24,7 @@ export function notificationHandlers({ subscriptions, notifications, clock, disp
       .rpc(method.listDeliveryAttempts, async (req) => {
         const id = subscriptionIdOf(req.subscriptionId);
         await mustExist(id, req.subscriptionId);
-        const rows = await notifications.attempts(id, pageSize(req.limit), Number(req.beforeAttemptId) || undefined);
+        const rows = await notifications.attempts(id, pageSize(req.limit), req.beforeAttemptId || undefined);
         return { attempts: rows.map(attemptMessage) };
       })
       .rpc(method.listNotifications, async (req) => {

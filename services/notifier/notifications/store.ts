@@ -1,11 +1,12 @@
 import { dbDate, type Knex } from "../../../lib/db.js";
+import { idBinding, readId } from "../../../lib/ids.js";
 
 export type NotificationState = "pending" | "delivered" | "given_up";
 
 export interface NotificationRow {
-  seq: number;
+  seq: bigint;
   id: string;
-  subscription_id: number;
+  subscription_id: bigint;
   event_id: string;
   state: NotificationState;
   /** Attempts made since it was queued (or replayed). */
@@ -21,8 +22,8 @@ export type AttemptOutcome = "delivered" | "failed" | "given_up" | "ping_ok" | "
 
 /** An entry of the delivery log (`delivery_attempts`): an attempt of a notification, or a ping. */
 export interface AttemptRow {
-  id: number;
-  subscription_id: number;
+  id: bigint;
+  subscription_id: bigint;
   notification_id: string | null;
   attempt: number;
   attempted_at: Date;
@@ -34,9 +35,9 @@ export interface AttemptRow {
 
 export function notificationRow(row: Record<string, unknown>): NotificationRow {
   return {
-    seq: Number(row.seq),
+    seq: readId(row.seq),
     id: String(row.id),
-    subscription_id: Number(row.subscription_id),
+    subscription_id: readId(row.subscription_id),
     event_id: String(row.event_id),
     state: row.state as NotificationState,
     attempts: Number(row.attempts),
@@ -48,8 +49,8 @@ export function notificationRow(row: Record<string, unknown>): NotificationRow {
 
 function attemptRow(row: Record<string, unknown>): AttemptRow {
   return {
-    id: Number(row.id),
-    subscription_id: Number(row.subscription_id),
+    id: readId(row.id),
+    subscription_id: readId(row.subscription_id),
     notification_id: (row.notification_id as string | null) ?? null,
     attempt: Number(row.attempt),
     attempted_at: dbDate(row.attempted_at as Date),
@@ -73,18 +74,18 @@ export class NotificationStore {
   constructor(private readonly db: Knex) {}
 
   /** Pending notifications of the given subscriptions, or of all (those with none are left out). */
-  async pendingCounts(ids?: number[]): Promise<Map<number, number>> {
+  async pendingCounts(ids?: bigint[]): Promise<Map<bigint, number>> {
     const q = this.db("notifications").where({ state: "pending" }).groupBy("subscription_id").select("subscription_id").count({ n: "*" });
     if (ids) {
       if (ids.length === 0) return new Map();
-      q.whereIn("subscription_id", ids);
+      q.whereIn("subscription_id", ids.map(idBinding));
     }
     const rows = (await q) as unknown as { subscription_id: number | string; n: number | string }[];
-    return new Map(rows.map((r) => [Number(r.subscription_id), Number(r.n)]));
+    return new Map(rows.map((r) => [readId(r.subscription_id), Number(r.n)]));
   }
 
   /** A subscription's notifications, newest first, optionally of one state. */
-  async list(subscriptionId: number, state: NotificationState | undefined, limit: number): Promise<NotificationRow[]> {
+  async list(subscriptionId: bigint, state: NotificationState | undefined, limit: number): Promise<NotificationRow[]> {
     const q = this.db("notifications").where({ subscription_id: subscriptionId }).orderBy("seq", "desc").limit(limit);
     if (state) q.where({ state });
     return (await q).map(notificationRow);
@@ -113,14 +114,14 @@ export class NotificationStore {
   }
 
   /** A subscription's delivery log, newest first, before the entry `beforeId` when given. */
-  async attempts(subscriptionId: number, limit: number, beforeId?: number): Promise<AttemptRow[]> {
+  async attempts(subscriptionId: bigint, limit: number, beforeId?: bigint): Promise<AttemptRow[]> {
     const q = this.db("delivery_attempts").where({ subscription_id: subscriptionId }).orderBy("id", "desc").limit(limit);
-    if (beforeId) q.where("id", "<", beforeId);
+    if (beforeId) q.where("id", "<", idBinding(beforeId));
     return (await q).map(attemptRow);
   }
 
   /** Logs an attempt that belongs to no notification (a ping or a validation request). */
-  async recordPing(subscriptionId: number, at: Date, result: { status?: number; error?: string; latencyMs: number; ok: boolean }): Promise<void> {
+  async recordPing(subscriptionId: bigint, at: Date, result: { status?: number; error?: string; latencyMs: number; ok: boolean }): Promise<void> {
     await this.db("delivery_attempts").insert({
       subscription_id: subscriptionId,
       notification_id: null,

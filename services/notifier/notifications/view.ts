@@ -7,7 +7,7 @@ import type { AttemptRow, NotificationRow } from "./store.js";
 
 export function attemptMessage(row: AttemptRow): DeliveryAttempt {
   return create(DeliveryAttemptSchema, {
-    attemptId: BigInt(row.id),
+    attemptId: row.id,
     notificationId: row.notification_id ?? "",
     attemptedAt: timestampFromDate(row.attempted_at),
     statusCode: row.status_code ?? 0,

@@ -4,7 +4,6 @@ import { WebhookAdminService, type EventFilter } from "../../../gen/notifier/v1/
 import { descriptionTaken, enabledRequired, internalDescriptionTaken, noServiceFamily, subscriptionNotFound, subscriptionNotFoundIn, targetRefused, webhookLimitReached, workspaceIdRequired } from "../errors.js";
 import { TRACKING_EVENTS } from "../../../lib/event-catalog.js";
 import { caller } from "../../../lib/identity.js";
-import { storageId } from "../../../lib/ids.js";
 import { workspaceScope } from "../../../lib/workspace-scope.js";
 import { newSecret } from "../delivery/signing.js";
 import { checkTargetUrl } from "../delivery/target.js";
@@ -57,8 +56,7 @@ export function subscriptionHandlers(kit: NotifierKit) {
 function trackingWebhookRoutes({ subscriptions, notifications, clock, targets, pinger, dispatcher }: NotifierKit) {
   /** The workspace's time-tracking subscription of that id, if there is one. */
   async function inWorkspace(workspaceId: bigint, subscriptionId: bigint): Promise<SubscriptionRow | undefined> {
-    const id = storageId(subscriptionId);
-    const sub = id === undefined ? undefined : await subscriptions.get(id);
+    const sub = await subscriptions.get(subscriptionId);
     return sub && sub.family === "tracking" && sub.workspace_id === String(workspaceId) ? sub : undefined;
   }
 
@@ -66,7 +64,7 @@ function trackingWebhookRoutes({ subscriptions, notifications, clock, targets, p
   async function visible(ctx: HandlerContext, workspaceId: bigint, subscriptionId: bigint) {
     const scope = workspaceScope(ctx);
     const sub = await inWorkspace(workspaceId, subscriptionId);
-    if (!sub || (!scope.admin && sub.user_id !== scope.user)) throw subscriptionNotFoundIn(subscriptionId, workspaceId);
+    if (!sub || (!scope.admin && sub.user_id !== scope.userId)) throw subscriptionNotFoundIn(subscriptionId, workspaceId);
     return { sub, scope };
   }
 
@@ -83,7 +81,7 @@ function trackingWebhookRoutes({ subscriptions, notifications, clock, targets, p
     router.service(TrackingWebhookService, {
       async listWorkspaceSubscriptions(req, ctx) {
         const scope = workspaceScope(ctx);
-        const rows = (await subscriptions.ofWorkspace("tracking", String(req.workspaceId))).filter((s) => scope.admin || s.user_id === scope.user);
+        const rows = (await subscriptions.ofWorkspace("tracking", String(req.workspaceId))).filter((s) => scope.admin || s.user_id === scope.userId);
         const pending = await notifications.pendingCounts(rows.map((r) => r.id));
         return { subscriptions: rows.map((r) => webhookSubscriptionMessage(r, (pending.get(r.id) ?? 0) > 0)) };
       },
@@ -99,7 +97,7 @@ function trackingWebhookRoutes({ subscriptions, notifications, clock, targets, p
           {
             family: "tracking",
             workspace_id: String(req.workspaceId),
-            user_id: Number(userId),
+            user_id: userId,
             description,
             url,
             secret: req.secret?.trim() || newSecret(),
@@ -210,7 +208,7 @@ function adminSubscriptionRoutes({ subscriptions, notifications, clock, targets 
           {
             family,
             workspace_id: req.workspaceId,
-            user_id: 0,
+            user_id: 0n,
             description: req.description,
             url: req.url,
             secret: newSecret(),

@@ -11,10 +11,14 @@ import type { Family, Filter, SubscriptionRow } from "./store.js";
  * RPCs and ingest call them.
  */
 
-/** A subscription id as the internal RPCs carry it (decimal text); another is no subscription's. */
-export function subscriptionIdOf(raw: string): number {
+/**
+ * A subscription id as the internal RPCs carry it (decimal text); another is no subscription's.
+ * Fifteen digits are more than any row's id, and keep the binding within an int64 (better-sqlite3
+ * refuses a bigint beyond it).
+ */
+export function subscriptionIdOf(raw: string): bigint {
   if (!/^\d{1,15}$/.test(raw)) throw subscriptionNotFound(raw);
-  return Number(raw);
+  return BigInt(raw);
 }
 
 /** The publishing services whose events a family's subscriptions receive. */

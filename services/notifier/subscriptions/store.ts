@@ -4,6 +4,7 @@ import { secretsEqual } from "../../../lib/identity.js";
 import type { SecretBox } from "../../../lib/secret-box.js";
 import type { ChangeOptions, ServiceStorage } from "../../../lib/storage.js";
 import { removeQueueAndLog } from "../notifications/cascade.js";
+import { readId } from "../../../lib/ids.js";
 
 /** Which services' events a subscription receives: the hiring service's, or the time-tracking family's. */
 export type Family = "hiring" | "tracking";
@@ -14,11 +15,11 @@ export interface Filter {
 }
 
 export interface SubscriptionRow {
-  id: number;
+  id: bigint;
   family: Family;
   workspace_id: string;
   /** Time-tracking user who made it; 0 for subscriptions made over the internal RPCs. */
-  user_id: number;
+  user_id: bigint;
   description: string;
   url: string;
   /** The signing secret in clear; sealed at rest (`secret_sealed`). */
@@ -47,10 +48,10 @@ export type SubscriptionReceiver = Omit<SubscriptionRow, "secret">;
 
 function receiverRow(row: Record<string, unknown>): SubscriptionReceiver {
   return {
-    id: Number(row.id),
+    id: readId(row.id),
     family: row.family as Family,
     workspace_id: String(row.workspace_id),
-    user_id: Number(row.user_id),
+    user_id: readId(row.user_id),
     description: String(row.description),
     url: String(row.url),
     event_filters: JSON.parse(String(row.event_filters)) as Filter[],
@@ -118,7 +119,7 @@ export class SubscriptionStore {
   async insert(row: NewSubscription, options: ChangeOptions = {}): Promise<SubscriptionRow> {
     return this.storage.change(async (trx) => {
       const [id] = await trx("subscriptions").insert(this.columns(row));
-      return { ...row, id: Number(id) };
+      return { ...row, id: readId(id) };
     }, options);
   }
 
@@ -138,11 +139,11 @@ export class SubscriptionStore {
       const [{ n }] = await trx("subscriptions").where(workspace).count({ n: "*" });
       if (Number(n) >= max) return undefined;
       const [id] = await trx("subscriptions").insert(this.columns(row));
-      return { ...row, id: Number(id) };
+      return { ...row, id: readId(id) };
     }, options);
   }
 
-  async get(id: number): Promise<SubscriptionRow | undefined> {
+  async get(id: bigint): Promise<SubscriptionRow | undefined> {
     const row = await this.db("subscriptions").where({ id }).first();
     return row ? this.read(row) : undefined;
   }
@@ -166,7 +167,7 @@ export class SubscriptionStore {
    * Changes a subscription; answers it as it stands after the change (with the validation code
    * in clear when the change issued one), or undefined when it is gone.
    */
-  async update(id: number, changes: Partial<NewSubscription>, options: ChangeOptions = {}): Promise<SubscriptionRow | undefined> {
+  async update(id: bigint, changes: Partial<NewSubscription>, options: ChangeOptions = {}): Promise<SubscriptionRow | undefined> {
     const updated = await this.storage.change((trx) => trx("subscriptions").where({ id }).update(this.columns(changes)), options);
     if (updated === 0) return undefined;
     const row = await this.get(id);
@@ -178,7 +179,7 @@ export class SubscriptionStore {
    * kept, so a ping cannot send the old one again); answers the subscription with the new code in
    * clear, without one when it was validated meanwhile, or undefined when it is gone.
    */
-  async reissueValidationCode(id: number, code: string): Promise<SubscriptionRow | undefined> {
+  async reissueValidationCode(id: bigint, code: string): Promise<SubscriptionRow | undefined> {
     const updated = await this.db("subscriptions").where({ id }).whereNull("validated_at").update({ validation_code_sha256: validationCodeHash(code) });
     const row = await this.get(id);
     return row && updated > 0 ? { ...row, validation_code: code } : row;
@@ -188,7 +189,7 @@ export class SubscriptionStore {
    * Validates when the code is the subscription's (hashes compared in constant time); true when
    * it is (or already was) validated.
    */
-  async validate(id: number, code: string, now: Date): Promise<boolean> {
+  async validate(id: bigint, code: string, now: Date): Promise<boolean> {
     const row = await this.db("subscriptions").where({ id }).first("validation_code_sha256");
     const stored: string | null | undefined = row?.validation_code_sha256;
     if (!stored || !secretsEqual(stored, validationCodeHash(code))) return false;
@@ -200,7 +201,7 @@ export class SubscriptionStore {
   }
 
   /** Removes a subscription with its queue and its delivery log; false when it was gone. */
-  async delete(id: number): Promise<boolean> {
+  async delete(id: bigint): Promise<boolean> {
     return this.db.transaction(async (trx) => {
       await removeQueueAndLog(trx, id);
       return (await trx("subscriptions").where({ id }).delete()) > 0;

@@ -17,16 +17,16 @@ export function subscriptionMessage(row: SubscriptionRow, pending: number): Subs
     enabled: row.enabled,
     createdAt: timestampFromDate(row.created_at),
     validatedAt: row.validated_at ? timestampFromDate(row.validated_at) : undefined,
-    userId: BigInt(row.user_id),
+    userId: row.user_id,
     pending: BigInt(pending),
   });
 }
 
 export function webhookSubscriptionMessage(row: SubscriptionRow, hasPendingEvents: boolean, deletedAt?: Date): WebhookSubscription {
   return create(WebhookSubscriptionSchema, {
-    subscriptionId: BigInt(row.id),
+    subscriptionId: row.id,
     workspaceId: BigInt(row.workspace_id),
-    userId: BigInt(row.user_id),
+    userId: row.user_id,
     enabled: row.enabled,
     description: row.description,
     eventFilters: row.event_filters,

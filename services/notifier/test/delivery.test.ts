@@ -142,16 +142,16 @@ t.test("a held dispatcher queues without sending; a worker reads its queue after
   const clock = new ManualClock(new Date("2025-01-01T00:00:00Z"));
   const n = await setup(t, clock);
   const receiver = await startReceiver(t, () => 200);
-  const first = Number(await subscribe(n, "w1", receiver.url()));
-  const second = Number(await subscribe(n, "w1", receiver.url()));
+  const first = BigInt(await subscribe(n, "w1", receiver.url()));
+  const second = BigInt(await subscribe(n, "w1", receiver.url()));
   await n.notifier.dispatcher.stop();
   const ids: string[] = [];
   for (let i = 0; i < 3; i++) ids.push(await publishEvent(n.bus, { workspaceId: "w1", objectId: `o${i}` }));
   const store = n.notifier.stores.dispatch;
-  await eventually(async () => (await store.pendingBatches(new Map([[first, 0]]), 10)).get(first)!.length === 3, 15_000, "three queued");
-  const all = (await store.pendingBatches(new Map([[first, 0]]), 10)).get(first)!;
+  await eventually(async () => (await store.pendingBatches(new Map([[first, 0n]]), 10)).get(first)!.length === 3, 15_000, "three queued");
+  const all = (await store.pendingBatches(new Map([[first, 0n]]), 10)).get(first)!;
   t.same(all.map((r) => r.event_id), ids, "from the start: the whole queue, in order");
-  const after = await store.pendingBatches(new Map([[first, all[0].seq], [second, 0]]), 1);
+  const after = await store.pendingBatches(new Map([[first, all[0].seq], [second, 0n]]), 1);
   t.same(after.get(first)!.map((r) => r.event_id), [ids[1]], "after the first one's seq, at most `limit`: only the second");
   t.same(after.get(second)!.map((r) => r.event_id), [ids[0]], "another subscription in the same read starts at its own head");
   t.same((await store.pendingBatches(new Map([[first, all[2].seq]]), 10)).get(first), [], "after the last: nothing");
@@ -159,7 +159,7 @@ t.test("a held dispatcher queues without sending; a worker reads its queue after
   await n.notifier.dispatcher.start();
   await receiver.until(() => receiver.received.length === 6);
   for (const sub of [first, second]) {
-    t.same(receiver.received.filter((r) => r.json.subscription_id === sub).map((r) => r.json.event_id), ids, `subscription ${sub}: every event once, in order`);
+    t.same(receiver.received.filter((r) => r.json.subscription_id === Number(sub)).map((r) => r.json.event_id), ids, `subscription ${sub}: every event once, in order`);
   }
 });
 

@@ -14,7 +14,7 @@ t.test("two ingesters with the same batch: one queues it, the other queues nothi
   const n = await startNotifier(t, { clock });
   const store = n.notifier.stores.ingest;
   const { subscription } = await n.admin.createSubscription({ service: "tracking", workspaceId: "w1", url: "http://127.0.0.1:9/hook" });
-  const sub = Number(subscription!.subscriptionId);
+  const sub = BigInt(subscription!.subscriptionId);
   // Makes the position's row (when the notifier's own ingest has not), as a replica that ingests does.
   await store.lease(() => clock.now().getTime(), 10_000).hold();
   const start = await store.position();
@@ -57,7 +57,7 @@ t.test("an event already queued for a subscription is not queued twice", async (
   const n = await startNotifier(t, { clock });
   const store = n.notifier.stores.ingest;
   const { subscription } = await n.admin.createSubscription({ service: "tracking", workspaceId: "w1", url: "http://127.0.0.1:9/hook" });
-  const sub = Number(subscription!.subscriptionId);
+  const sub = BigInt(subscription!.subscriptionId);
   const row = (id: string): NewNotification => ({ id, subscription_id: sub, event_id: "same-event", state: "pending", attempts: 0, next_attempt_at_ms: clock.now().getTime() + 3_600_000, created_at: clock.now() });
   await store.enqueue([row("ntf_first")], []);
   await store.enqueue([row("ntf_again")], []);

@@ -8,7 +8,7 @@ import { serviceRegistry } from "../../../lib/metrics.js";
  * GET /metrics serves, the figures GetMetrics answers, and the queue depths read at scrape time.
  */
 
-const noQueues = async () => new Map<number, number>();
+const noQueues = async () => new Map<bigint, number>();
 
 /** The value of one exposition line, by its name and labels as written. */
 function line(text: string, series: string): number | undefined {
@@ -66,15 +66,15 @@ t.test("GetMetrics' figures: latency count and sum in milliseconds, p50 and p99 
 
 t.test("queue depths are read from the database at every scrape; a subscription with none left drops out", async (t) => {
   let depths = new Map([
-    [3, 2],
-    [7, 1],
+    [3n, 2],
+    [7n, 1],
   ]);
   let reads = 0;
   const m = new DeliveryMetrics(async () => (reads++, depths));
   const first = await m.exposition();
   t.equal(line(first, 'webhook_queue_depth{subscription_id="3",service="notifier"}'), 2);
   t.equal(line(first, 'webhook_queue_depth{subscription_id="7",service="notifier"}'), 1);
-  depths = new Map([[7, 5]]);
+  depths = new Map([[7n, 5]]);
   const second = await m.exposition();
   t.equal(line(second, 'webhook_queue_depth{subscription_id="3",service="notifier"}'), undefined);
   t.equal(line(second, 'webhook_queue_depth{subscription_id="7",service="notifier"}'), 5);

@@ -22,7 +22,7 @@ t.test("a time-tracking body: the event's template with the notification, subscr
     objectId: "12",
     object: anyPack(ClientSchema, create(ClientSchema, { id: 12n, wid: 3n, name, creatorId: 7n })),
   });
-  const body = fillTemplate("tracking", trackingTemplate(event, now), "ntf_1", { id: 5, url: 'https://hooks.example.com/h?a="b"' });
+  const body = fillTemplate("tracking", trackingTemplate(event, now), "ntf_1", { id: 5n, url: 'https://hooks.example.com/h?a="b"' });
   const json = JSON.parse(body);
   t.same(Object.keys(json), ["event_id", "notification_id", "created_at", "creator_id", "metadata", "payload", "subscription_id", "timestamp", "url_callback"]);
   t.match(json, {
@@ -40,6 +40,6 @@ t.test("a time-tracking body: the event's template with the notification, subscr
 
 t.test("a hiring body: the specification's fields and object_id, with the notification id", async (t) => {
   const event = create(EventSchema, { id: "e1", service: "hiring", workspaceId: "ws_1", entity: "candidate", action: "test.finished", occurredAt: timestampFromDate(at), objectId: "c_9" });
-  const body = fillTemplate("hiring", hiringTemplate(event, now), "ntf_2", { id: 1, url: "https://hooks.example.com/" });
+  const body = fillTemplate("hiring", hiringTemplate(event, now), "ntf_2", { id: 1n, url: "https://hooks.example.com/" });
   t.equal(body, '{"id":"ntf_2","object_type":"candidate","event_type":"test.finished","event_time":"2025-01-01T10:00:00.500+00:00","workspace_id":"ws_1","object_id":"c_9"}');
 });

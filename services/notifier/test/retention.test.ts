@@ -64,7 +64,7 @@ async function payloads(n: TestNotifier, eventIds: string[]): Promise<string[]> 
 
 /** Enables or disables a subscription as the PATCH route does (the test sweeps where the route kicks the dispatcher). */
 async function setEnabled(n: TestNotifier, subscriptionId: string, enabled: boolean): Promise<void> {
-  await n.notifier.stores.subscriptions.update(Number(subscriptionId), { enabled });
+  await n.notifier.stores.subscriptions.update(BigInt(subscriptionId), { enabled });
 }
 
 const nothing = { notifications: 0, attempts: 0, payloads: 0 };

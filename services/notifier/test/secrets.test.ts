@@ -199,7 +199,7 @@ t.test("subscriptions stored in clear before the upgrade are sealed when the not
   const api = createClient(TrackingWebhookService, createRouterTransport(n.notifier.routes));
   const link = (validationCode: string) => api.validateWorkspaceSubscription({ workspaceId: 7n, subscriptionId: BigInt(trackingId), validationCode }).catch((e) => ConnectError.from(e));
   t.match(await link("legacy-validation-code-012345678x"), { code: Code.NotFound });
-  t.equal((await n.notifier.stores.subscriptions.get(Number(trackingId)))?.validated_at, null, "a wrong code validates nothing");
+  t.equal((await n.notifier.stores.subscriptions.get(BigInt(trackingId)))?.validated_at, null, "a wrong code validates nothing");
   t.match(await link(code), { status: "OK" });
 
   await publishEvent(n.bus, { service: "hiring", workspaceId: "ws_legacy", entity: "candidate", action: "updated" });
