@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { randomBytes } from "node:crypto";
 import * as http from "node:http";
 import * as net from "node:net";
@@ -93,6 +93,17 @@ export interface TrackUser {
 }
 
 /**
+ * ANSWERS_DIR=<dir>: every request a test makes through `api` and its whole answer, appended to one
+ * file per test file, to compare what two commits answer to the suite's requests (docs/ids.md).
+ */
+function recordAnswer(method: string, path: string, body: string | undefined, status: number, text: string): void {
+  const dir = process.env.ANSWERS_DIR;
+  if (!dir) return;
+  const file = relative(join(import.meta.dirname, "../.."), process.argv[1] ?? "unknown").replace(/[/\\]/g, "_");
+  appendFileSync(join(dir, `${file}.log`), `${method} ${path} ${body ?? ""}\n${status} ${text}\n`);
+}
+
+/**
  * Starts the services (by default every one) and the gateway in this process, isolated, and
  * stops it at teardown. A service left out is called at its configured URL.
  */
@@ -121,6 +132,7 @@ export async function startTestSystem(t: TestContext, options: { clock?: Clock; 
     }
     const res = await fetch(`${url}${path}`, { method, headers, body });
     const text = await res.text();
+    recordAnswer(method, path, body, res.status, text);
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
