@@ -59,6 +59,22 @@ export function requireStorageId(id: bigint, missing: () => Error): number {
   return n;
 }
 
+/** The largest id a BIGINT column holds (signed int64). */
+const MAX_ROW_ID = 2n ** 63n - 1n;
+
+/**
+ * The request's int64 id as a row's id, in a service whose rows hold ids as `bigint`: undefined
+ * for an id no row can have (0, negative, beyond a BIGINT), which finds nothing.
+ */
+export function rowId(id: bigint): bigint | undefined {
+  return id > 0n && id <= MAX_ROW_ID ? id : undefined;
+}
+
+/** An id to look a row up by: one no row can have becomes -1, which finds none (and is refused as missing). */
+export function findableId(id: bigint): bigint {
+  return rowId(id) ?? -1n;
+}
+
 /**
  * An id column of a row as read, in the contract's form: the drivers answer a BIGINT as a number
  * (mysql2: as decimal text beyond 2^53) and an insert's id as a number. A service whose rows hold
@@ -68,10 +84,28 @@ export function readId(value: unknown): bigint {
   return BigInt(value as number | string);
 }
 
+/** An id column that may be NULL, as `readId` reads it. */
+export function readIdOrNull(value: unknown): bigint | null {
+  return value === null || value === undefined ? null : readId(value);
+}
+
+/** Orders two ids (a sort's comparator: `a - b` answers a bigint, which `Array.sort` refuses). */
+export function compareIds(a: bigint, b: bigint): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * A JSON.stringify replacer that writes a bigint id as a JSON number, as ids were written while
+ * rows held numbers (JSON.stringify throws on a bigint otherwise).
+ */
+export function jsonIds(_key: string, value: unknown): unknown {
+  return typeof value === "bigint" ? Number(value) : value;
+}
+
 /**
  * An id as a binding of a query that takes no object (`whereIn`, a comparison): both drivers bind
  * a bigint (lib/db.ts keeps their errors' codes), but knex's types leave it out of a binding's values.
  */
-export function idBinding(id: bigint): Knex.Value {
+export function idBinding(id: bigint | number): Knex.Value {
   return id as unknown as Knex.Value;
 }

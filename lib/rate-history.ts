@@ -3,6 +3,7 @@ import { RateSchema, type Rate } from "../gen/tracking/v1/rates_pb.js";
 import { LeasedWork } from "./background.js";
 import type { Clock } from "./clock.js";
 import type { Knex } from "./db.js";
+import { idBinding } from "./ids.js";
 import type { Logger } from "./logger.js";
 import type { Column, ScopedTable } from "./scoped-table.js";
 import type { Emit, ServiceStorage } from "./storage.js";
@@ -15,19 +16,22 @@ import type { Emit, ServiceStorage } from "./storage.js";
 
 export type RateType = "billable_rates" | "labor_costs";
 
-/** What a stored rate of any level has. */
-export interface RateHistoryRow {
-  id: number;
-  workspace_id: number;
+/** An id as a service's rows hold it: tracking's numbers, accounts' bigints (docs/ids.md). */
+export type RowId = number | bigint;
+
+/** What a stored rate of any level has, its ids in the service's form. */
+export interface RateHistoryRow<Id extends RowId = number> {
+  id: Id;
+  workspace_id: Id;
   level: string;
-  level_id: number;
+  level_id: Id;
   type: RateType;
   amount: number;
   start: Date;
   /** When the next rate took over; null while current. */
   end: Date | null;
   rate_change_mode: string | null;
-  creator_id: number;
+  creator_id: Id;
   created_at: Date;
   updated_at: Date;
   /** Set when a later rate replaced this one. */
@@ -55,27 +59,27 @@ export const RATE_HISTORY_COLUMNS: { [K in keyof RateHistoryRow]-?: Column } = {
 };
 
 /** One entity's rates of one type. */
-export interface RateKey {
-  workspace: number;
+export interface RateKey<Id extends RowId = number> {
+  workspace: Id;
   level: string;
-  levelId: number;
+  levelId: Id;
   type: RateType;
 }
 
 /** The entity and type of a stored rate. */
-export const rateKeyOf = (row: Pick<RateHistoryRow, "workspace_id" | "level" | "level_id" | "type">): RateKey => ({ workspace: row.workspace_id, level: row.level, levelId: row.level_id, type: row.type });
+export const rateKeyOf = <Id extends RowId>(row: Pick<RateHistoryRow<Id>, "workspace_id" | "level" | "level_id" | "type">): RateKey<Id> => ({ workspace: row.workspace_id, level: row.level, levelId: row.level_id, type: row.type });
 
 /** What a new rate does to the entity's live rates of its type. */
-export interface RatePlan {
+export interface RatePlan<Id extends RowId = number> {
   /** Live rates the new one replaces (marked deleted). */
-  replaced: number[];
+  replaced: Id[];
   /** A live rate the new one ends (its `end` set to the new start). */
-  ended?: { id: number; end: Date };
+  ended?: { id: Id; end: Date };
   start: Date;
   end: Date | null;
 }
 
-type Live = Pick<RateHistoryRow, "id" | "start" | "end">;
+type Live<Id extends RowId = RowId> = Pick<RateHistoryRow<Id>, "id" | "start" | "end">;
 
 const holds = (r: Live, at: Date) => r.start <= at && (r.end === null || r.end > at);
 
@@ -86,7 +90,7 @@ const holds = (r: Live, at: Date) => r.start <= at && (r.end === null || r.end >
  * `override-current` replaces the rate that holds now and takes its period (from now when none
  * does); `override-all` replaces every rate and holds from the earliest start on (now when none).
  */
-export function planRate(live: readonly Live[], mode: string | null, start: Date | undefined, now: Date): RatePlan {
+export function planRate<Id extends RowId>(live: readonly Live<Id>[], mode: string | null, start: Date | undefined, now: Date): RatePlan<Id> {
   if (start === undefined && mode === "override-all") {
     const earliest = live.length ? live[0].start : now;
     return { replaced: live.map((r) => r.id), start: earliest, end: null };
@@ -99,7 +103,7 @@ export function planRate(live: readonly Live[], mode: string | null, start: Date
   const at = start ?? new Date(`${now.toISOString().slice(0, 10)}T00:00:00Z`);
   const holder = live.find((r) => holds(r, at));
   const next = live.find((r) => r.start > at);
-  const plan: RatePlan = { replaced: [], start: at, end: next ? next.start : null };
+  const plan: RatePlan<Id> = { replaced: [], start: at, end: next ? next.start : null };
   if (holder && holder.start.getTime() === at.getTime()) plan.replaced.push(holder.id);
   else if (holder) plan.ended = { id: holder.id, end: at };
   return plan;
@@ -113,7 +117,7 @@ export function currentRate<R extends Live>(live: readonly R[], now: Date): R | 
 const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** A rate as the reference's models.Rate shows it; `ids` are the entity's (`workspace_user_id`, `project_id` ...). */
-export function rateMessage(row: RateHistoryRow, ids: Pick<Rate, "workspaceUserId" | "projectId" | "projectUserId" | "plannedTaskId">): Rate {
+export function rateMessage(row: RateHistoryRow<RowId>, ids: Pick<Rate, "workspaceUserId" | "projectId" | "projectUserId" | "plannedTaskId">): Rate {
   return create(RateSchema, {
     ...ids,
     id: BigInt(row.id),
@@ -131,13 +135,13 @@ export function rateMessage(row: RateHistoryRow, ids: Pick<Rate, "workspaceUserI
 }
 
 /** The columns of a new rate beyond the history's own: the entity's, its type, amount, mode and creator. */
-export type NewRate<Row extends RateHistoryRow> = Omit<Row, "id" | "start" | "end" | "created_at" | "updated_at" | "deleted_at" | "applied_at">;
+export type NewRate<Row extends RateHistoryRow<RowId>> = Omit<Row, "id" | "start" | "end" | "created_at" | "updated_at" | "deleted_at" | "applied_at">;
 
 /** A table of rates: the queries every level's history runs. */
-export class RateHistory<Row extends RateHistoryRow> {
+export class RateHistory<Row extends RateHistoryRow<RowId>> {
   constructor(readonly table: ScopedTable<Row>) {}
 
-  private of(q: Knex, key: RateKey): Knex.QueryBuilder {
+  private of(q: Knex, key: RateKey<RowId>): Knex.QueryBuilder {
     return this.table.query(q, key.workspace).where({ level: key.level, level_id: key.levelId, type: key.type });
   }
 
@@ -146,12 +150,12 @@ export class RateHistory<Row extends RateHistoryRow> {
   }
 
   /** The entity's rates of the type, oldest start first, replaced ones included. */
-  all(q: Knex, key: RateKey): Promise<Row[]> {
+  all(q: Knex, key: RateKey<RowId>): Promise<Row[]> {
     return this.read(this.of(q, key));
   }
 
   /** The entity's live (not replaced) rates of the type, by start, locked for the change. */
-  live(trx: Knex.Transaction, key: RateKey): Promise<Row[]> {
+  live(trx: Knex.Transaction, key: RateKey<RowId>): Promise<Row[]> {
     return this.read(this.of(trx, key).whereNull("deleted_at").forUpdate());
   }
 
@@ -160,8 +164,8 @@ export class RateHistory<Row extends RateHistoryRow> {
     const key = rateKeyOf(rate);
     const plan = planRate(await this.live(trx, key), rate.rate_change_mode, start, now);
     const mine = () => this.table.query(trx, key.workspace);
-    if (plan.replaced.length) await mine().whereIn("id", plan.replaced).update({ deleted_at: now, updated_at: now });
-    if (plan.ended) await mine().where("id", plan.ended.id).update({ end: plan.ended.end, updated_at: now });
+    if (plan.replaced.length) await mine().whereIn("id", plan.replaced.map(idBinding)).update({ deleted_at: now, updated_at: now });
+    if (plan.ended) await mine().where("id", idBinding(plan.ended.id)).update({ end: plan.ended.end, updated_at: now });
     // applied_at is set by `begin` once the rate has begun (now, or later by the rates scheduler).
     await this.table.insert(trx, { ...rate, start: plan.start, end: plan.end, created_at: now, updated_at: now, deleted_at: null, applied_at: null } as Omit<Row, "id">);
   }
@@ -170,10 +174,10 @@ export class RateHistory<Row extends RateHistoryRow> {
    * Marks every live rate of the entity that has begun as applied (the scheduler leaves it
    * alone) and answers the one that holds now: the entity's current value follows it.
    */
-  async begin(trx: Knex.Transaction, key: RateKey, now: Date): Promise<Row | undefined> {
+  async begin(trx: Knex.Transaction, key: RateKey<RowId>, now: Date): Promise<Row | undefined> {
     const live = await this.live(trx, key);
     const begun = live.filter((r) => r.start <= now && r.applied_at === null).map((r) => r.id);
-    if (begun.length) await this.table.query(trx, key.workspace).whereIn("id", begun).update({ applied_at: now });
+    if (begun.length) await this.table.query(trx, key.workspace).whereIn("id", begun.map(idBinding)).update({ applied_at: now });
     return currentRate(live, now);
   }
 
@@ -199,7 +203,7 @@ export interface RateSchedulerOptions {
  * the table). Each rate is applied in one change (`apply`, which calls `RateHistory.begin`) that
  * marks it applied, so a restart between passes neither loses nor repeats one.
  */
-export abstract class RateScheduler<Row extends RateHistoryRow> extends LeasedWork {
+export abstract class RateScheduler<Row extends RateHistoryRow<RowId>> extends LeasedWork {
   constructor(
     private readonly storage: ServiceStorage,
     private readonly history: RateHistory<Row>,

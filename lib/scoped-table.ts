@@ -1,17 +1,24 @@
 import { dbDate, selectArrays, type Knex } from "./db.js";
-import { storageId } from "./ids.js";
+import { idBinding, jsonIds, readId, rowId, storageId } from "./ids.js";
 
 /** How a column is read back from either engine; `?` allows NULL. */
 export type ColumnKind = "id" | "integer" | "number" | "string" | "boolean" | "date" | "json";
 export type Column = ColumnKind | `${ColumnKind}?`;
 
+/** The form a table's rows hold their id columns in: the drivers' number, or the contract's bigint (docs/ids.md). */
+export type IdForm = "number" | "bigint";
+
 /** A resource's table: its name, the column that scopes it (a workspace, an organization), its columns. */
-export interface TableDeclaration<Row extends { id: number }> {
+export interface TableDeclaration<Row extends { id: number | bigint }> {
   table: string;
+  /** How its `id` columns read (default "number"; "bigint" for a service whose rows hold the message's ids). */
+  ids?: IdForm;
   scope: keyof Row & string;
   columns: { [K in keyof Row]-?: Column };
   /** The order of `list`: columns, each ascending; `lower(<column>)` sorts ignoring case. */
   order: string[];
+  /** How a JSON column's parsed value becomes the row's (the ids in it into the declared form). */
+  json?: { [K in keyof Row]?: (parsed: unknown) => Row[K] };
   /** The column a soft-deleted row has set (its deletion time), for `getLive`. */
   deletedAt?: keyof Row & string;
 }
@@ -38,11 +45,16 @@ const COLUMN_READERS: Record<ColumnKind, ColumnReader> = {
   json: orNull((value) => (typeof value === "string" ? JSON.parse(value) : value)),
 };
 
-const readerOf = (kind: Column): ColumnReader => COLUMN_READERS[(kind.endsWith("?") ? kind.slice(0, -1) : kind) as ColumnKind];
+const readBigintId = orNull(readId);
+
+const readerOf = (kind: Column, ids: IdForm = "number"): ColumnReader => {
+  const base = (kind.endsWith("?") ? kind.slice(0, -1) : kind) as ColumnKind;
+  return base === "id" && ids === "bigint" ? readBigintId : COLUMN_READERS[base];
+};
 
 /** A stored value as a row holds it (each engine returns some kinds its own way). */
-export function readColumn(kind: Column, value: unknown): unknown {
-  return readerOf(kind)(value);
+export function readColumn(kind: Column, value: unknown, ids: IdForm = "number"): unknown {
+  return readerOf(kind, ids)(value);
 }
 
 /** Escapes LIKE's wildcards so a user's `%` or `_` is a literal. */
@@ -54,9 +66,10 @@ export function likePattern(text: string): string {
  * ScopedTable gives a resource its typed rows and the queries every resource needs, each
  * limited to one scope (a workspace): a row of another workspace is never read, changed or
  * deleted through it. Ids come as the request's int64: one that no row can have (0, negative,
- * beyond 2^53) finds nothing, never a neighbouring row. Special queries start from `query()`.
+ * beyond 2^53 for a table of number ids, beyond 2^63-1 for bigint ones) finds nothing, never a
+ * neighbouring row. Special queries start from `query()`.
  */
-export class ScopedTable<Row extends { id: number }> {
+export class ScopedTable<Row extends { id: number | bigint }> {
   /** The columns' names and readers, worked out once: lists read thousands of rows. */
   private readonly names: string[];
   private readonly readers: ColumnReader[];
@@ -64,7 +77,11 @@ export class ScopedTable<Row extends { id: number }> {
   constructor(readonly declaration: TableDeclaration<Row>) {
     const columns = Object.entries(declaration.columns) as [string, Column][];
     this.names = columns.map(([name]) => name);
-    this.readers = columns.map(([, kind]) => readerOf(kind));
+    this.readers = columns.map(([name, kind]) => {
+      const read = readerOf(kind, declaration.ids);
+      const fromJson = declaration.json?.[name as keyof Row];
+      return fromJson ? (value: unknown) => (value === null || value === undefined ? null : fromJson(read(value))) : read;
+    });
   }
 
   get table(): string {
@@ -94,22 +111,27 @@ export class ScopedTable<Row extends { id: number }> {
   }
 
   /** The scope's rows, for a special query. */
-  query(db: Knex, scope: number): Knex.QueryBuilder {
-    return db(this.table).where(this.declaration.scope, scope);
+  query(db: Knex, scope: number | bigint): Knex.QueryBuilder {
+    return db(this.table).where(this.declaration.scope, idBinding(scope));
   }
 
-  private one(db: Knex, scope: number, id: bigint): Knex.QueryBuilder | undefined {
-    const n = storageId(id);
-    return n === undefined ? undefined : this.query(db, scope).andWhere("id", n).first();
+  /** The request's id as this table binds it, or undefined when no row can have it. */
+  private stored(id: bigint): number | bigint | undefined {
+    return this.declaration.ids === "bigint" ? rowId(id) : storageId(id);
   }
 
-  async get(db: Knex, scope: number, id: bigint): Promise<Row | undefined> {
+  private one(db: Knex, scope: number | bigint, id: bigint): Knex.QueryBuilder | undefined {
+    const n = this.stored(id);
+    return n === undefined ? undefined : this.query(db, scope).andWhere("id", idBinding(n)).first();
+  }
+
+  async get(db: Knex, scope: number | bigint, id: bigint): Promise<Row | undefined> {
     const raw = await this.one(db, scope, id);
     return raw ? this.read(raw) : undefined;
   }
 
   /** A row that is not soft-deleted (what other resources check before they refer to one), or undefined. */
-  async getLive(db: Knex, scope: number, id: bigint): Promise<Row | undefined> {
+  async getLive(db: Knex, scope: number | bigint, id: bigint): Promise<Row | undefined> {
     const { deletedAt } = this.declaration;
     if (!deletedAt) throw new Error(`${this.table} declares no deletedAt column`);
     const row = await this.get(db, scope, id);
@@ -122,12 +144,12 @@ export class ScopedTable<Row extends { id: number }> {
    * read in a MySQL transaction answers from the snapshot of its first read: a change that
    * waited for a concurrent one would see the row as it was before that one.
    */
-  async getForChange(trx: Knex.Transaction, scope: number, id: bigint): Promise<Row | undefined> {
+  async getForChange(trx: Knex.Transaction, scope: number | bigint, id: bigint): Promise<Row | undefined> {
     const raw = await this.one(trx, scope, id)?.forUpdate();
     return raw ? this.read(raw) : undefined;
   }
 
-  async list(db: Knex, scope: number, filter: ListFilter<Row> = {}): Promise<Row[]> {
+  async list(db: Knex, scope: number | bigint, filter: ListFilter<Row> = {}): Promise<Row[]> {
     const q = this.query(db, scope);
     if (filter.where) q.andWhere(this.write(filter.where));
     for (const [column, text] of Object.entries(filter.contains ?? {}) as [string, string][]) {
@@ -143,7 +165,7 @@ export class ScopedTable<Row extends { id: number }> {
 
   async insert(trx: Knex.Transaction, row: Omit<Row, "id">): Promise<Row> {
     const [id] = await trx(this.table).insert(this.write(row as Partial<Row>));
-    return { ...row, id: Number(id) } as Row;
+    return { ...row, id: this.declaration.ids === "bigint" ? readId(id) : Number(id) } as Row;
   }
 
   /** Changes a row read with getForChange; answers it as it stands after the change. */
@@ -156,12 +178,12 @@ export class ScopedTable<Row extends { id: number }> {
     await trx(this.table).where({ [this.declaration.scope]: existing[this.declaration.scope], id: existing.id }).delete();
   }
 
-  /** Values as the engines take them: JSON columns as text. */
+  /** Values as the engines take them: JSON columns as text, the ids in them as JSON numbers (as they were stored before rows held bigints). */
   private write(values: Partial<Row>): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(values)) {
       const kind = this.declaration.columns[name as keyof Row];
-      out[name] = kind?.startsWith("json") && value !== null && value !== undefined ? JSON.stringify(value) : value;
+      out[name] = kind?.startsWith("json") && value !== null && value !== undefined ? JSON.stringify(value, jsonIds) : value;
     }
     return out;
   }

@@ -3,7 +3,7 @@ import type { Access } from "../../gen/gateway/v1/annotations_pb.js";
 import { refusal, scopeOf, type ScopeResolvers } from "../../lib/access.js";
 import type { Knex } from "../../lib/db.js";
 import { forbidden, noAccess } from "../../lib/errors.js";
-import { storageId } from "../../lib/ids.js";
+import { rowId } from "../../lib/ids.js";
 import { mayAct, roleOf } from "./organizations/rules.js";
 import { memberOf, organizations, type AccountMember, type OrganizationRow } from "./organizations/store.js";
 import { memberWorkspace, type MemberWorkspace } from "./workspaces/store.js";
@@ -11,8 +11,8 @@ import { memberWorkspace, type MemberWorkspace } from "./workspaces/store.js";
 /** Who acts in which organization, with what role: what every organization-scoped handler is handed. */
 export interface OrganizationScope {
   userId: bigint;
-  /** The caller's storage id. */
-  user: number;
+  /** The caller's id as rows hold it (`userId`, one no row can have refused). */
+  user: bigint;
   organizationId: bigint;
   organization: OrganizationRow;
   /** The caller's organization user row. */
@@ -25,8 +25,8 @@ export interface OrganizationScope {
 /** Who acts in which workspace: what every workspace-scoped handler of the accounts service is handed. */
 export interface MemberWorkspaceScope {
   userId: bigint;
-  /** The caller's storage id. */
-  user: number;
+  /** The caller's id as rows hold it (`userId`, one no row can have refused). */
+  user: bigint;
   /** The workspace, with the caller's place in it (its admins include the organization's owner and admins). */
   seen: MemberWorkspace;
 }
@@ -45,10 +45,10 @@ export function accountsAccess(db: Knex): ScopeResolvers {
   return {
     async organization(userId: bigint, organizationId: bigint, declared: Access): Promise<OrganizationScope> {
       const denied = () => refusal(declared.denied, noAccess);
-      const id = storageId(organizationId);
+      const id = rowId(organizationId);
       const organization = id === undefined ? undefined : await organizations.get(db, id, organizationId);
       if (!organization) throw declared.missing ? refusal(declared.missing, noAccess) : denied();
-      const user = storageId(userId);
+      const user = rowId(userId);
       const member = user === undefined ? undefined : await memberOf(db, organization.id, user);
       if (!member || !mayAct(member)) throw denied();
       if (declared.admin && !member.admin) throw refusal(declared.notAdmin, noAccess);
@@ -56,8 +56,8 @@ export function accountsAccess(db: Knex): ScopeResolvers {
     },
 
     async workspace(userId: bigint, workspaceId: bigint, declared: Access): Promise<MemberWorkspaceScope> {
-      const user = storageId(userId);
-      const workspace = storageId(workspaceId);
+      const user = rowId(userId);
+      const workspace = rowId(workspaceId);
       const seen = user === undefined || workspace === undefined ? undefined : await memberWorkspace(db, user, workspace);
       if (!seen || user === undefined) throw refusal(declared.denied, forbidden);
       if (declared.admin && !seen.admin) throw refusal(declared.notAdmin, noAccess);

@@ -66,7 +66,7 @@ export const sortDirInvalid = () => badRequest("sort_dir parameter can contain o
 export const organizationUserIdsMissing = () => badRequest("At least one organization user ID must be supplied.");
 export const organizationUserIdsRepeated = () => badRequest("Organization user IDs must be unique.");
 export const foreignOrganizationUsers = (ids: readonly bigint[]) => badRequest(`The following organization user IDs do not belong to this organization: '${ids.join(",")}'.`);
-export const ownerNotRemovable = (organizationUserId: number) => badRequest(`Cannot remove the organization owner user with organization user ID='${organizationUserId}'.`);
+export const ownerNotRemovable = (organizationUserId: bigint) => badRequest(`Cannot remove the organization owner user with organization user ID='${organizationUserId}'.`);
 export const organizationUserNotFound = () => notFound("Invalid organization user ID");
 export const postedFieldsInvalid = (postable: readonly string[]) => badRequest(`postedFields may name only ${postable.join(", ")}`);
 export const organizationUserFieldMissing = () => badRequest("At least one field is required.");
@@ -136,8 +136,8 @@ export const tooManyPatchValues = (max: number) => badRequest(`Too many values p
 export const patchOperationInvalid = () => badRequest("Empty or invalid patch operation");
 export const patchPathInvalid = () => badRequest("Empty or invalid patch path");
 /** Texts: a create or update refuses the first with its 400, a PATCH lists it among its failures. */
-export const userNotInOrganization = (user: number, organization: number) => `User ${user} not exists in the organization ${organization}`;
-export const workspaceNotInOrganization = (workspace: number, organization: number) => `Workspace ${workspace} not exists in the organization ${organization}`;
+export const userNotInOrganization = (user: bigint | number, organization: bigint) => `User ${user} not exists in the organization ${organization}`;
+export const workspaceNotInOrganization = (workspace: bigint, organization: bigint) => `Workspace ${workspace} not exists in the organization ${organization}`;
 
 // Preferences.
 export const preferencesMissing = () => badRequest("Missing data");
@@ -187,8 +187,8 @@ export const entityRoleUserMissing = () => badRequest("user_id is required");
 export const systemRoleAssigned = () => badRequest("System roles are an organization user's admin flag and role: set them with PUT /api/v9/organizations/{organization_id}/users/{organization_user_id}");
 export const roleEntityNeeds = (entity: string, field: string) => badRequest(`A ${entity} role needs ${field}`);
 export const organizationRoleScoped = () => badRequest("An organization role takes no workspace_id or project_id");
-export const entityRoleUserInvalid = (user: number, organization: number) => badRequest(userNotInOrganization(user, organization));
-export const entityRoleWorkspaceInvalid = (workspace: number, organization: number) => badRequest(workspaceNotInOrganization(workspace, organization));
+export const entityRoleUserInvalid = (user: bigint | number, organization: bigint) => badRequest(userNotInOrganization(user, organization));
+export const entityRoleWorkspaceInvalid = (workspace: bigint, organization: bigint) => badRequest(workspaceNotInOrganization(workspace, organization));
 export const roleAssignmentConflict = () => conflict("The same roles were being assigned at once; try again");
 /** DELETE /roles/...: the answer's message. */
 export const ROLE_DELETED = "Role deleted";

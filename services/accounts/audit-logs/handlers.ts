@@ -19,14 +19,14 @@ function details(raw: string | null): JsonValue {
 function auditMessage(row: AuditRow): AuditLog {
   const entity = /^\d{1,16}$/.test(row.entity_id) ? BigInt(row.entity_id) : undefined;
   return create(AuditLogSchema, {
-    id: BigInt(row.id),
-    organizationId: BigInt(row.organization_id),
-    workspaceId: row.workspace_id === null ? undefined : BigInt(row.workspace_id),
+    id: row.id,
+    organizationId: row.organization_id,
+    workspaceId: row.workspace_id === null ? undefined : row.workspace_id,
     source: row.source,
     entityType: row.entity_type,
     entityId: entity,
     action: row.action,
-    userId: row.user_id === null ? undefined : BigInt(row.user_id),
+    userId: row.user_id === null ? undefined : row.user_id,
     createdAt: timestampFromDate(row.occurred_at),
     details: fromJson(ValueSchema, details(row.details)),
   });

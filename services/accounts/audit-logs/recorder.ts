@@ -1,3 +1,4 @@
+import { idBinding, readId, rowId } from "../../../lib/ids.js";
 import { createRegistry, fromBinary, type JsonValue } from "@bufbuild/protobuf";
 import { anyUnpack, timestampDate } from "@bufbuild/protobuf/wkt";
 import { WorkspaceSchema } from "../../../gen/accounts/v1/workspaces_pb.js";
@@ -28,6 +29,9 @@ function entityJson(event: Event): JsonValue {
 /** How many workspaces' organizations a recorder keeps (then it starts over). */
 const KNOWN_WORKSPACES = 10_000;
 
+/** The workspace an event names (its id is text in events: hiring's are not numbers), as rows hold it. */
+const eventWorkspace = (event: Event): bigint | undefined => (/^\d{1,19}$/.test(event.workspaceId) ? rowId(BigInt(event.workspaceId)) : undefined);
+
 /**
  * AuditRecorder turns the accounts and tracking events of the stream into audit rows. It consumes
  * the stream with a durable consumer (acknowledged once the rows are stored; a redelivered event is
@@ -37,7 +41,7 @@ const KNOWN_WORKSPACES = 10_000;
 export class AuditRecorder {
   private consumer?: Consumer;
   /** The organization of each workspace seen: a workspace never moves to another organization. */
-  private readonly organizations = new Map<number, number>();
+  private readonly organizations = new Map<bigint, bigint>();
 
   constructor(
     private readonly db: Knex,
@@ -59,9 +63,9 @@ export class AuditRecorder {
       return;
     }
     if (!AUDITED.has(event.service)) return;
-    const organization = await this.organizationOf(event);
-    if (organization === undefined) return;
-    const workspace = Number(event.workspaceId);
+    const workspace = eventWorkspace(event);
+    const organization = workspace === undefined ? undefined : await this.organizationOf(event, workspace);
+    if (workspace === undefined || organization === undefined) return;
     const row: NewAuditRow = {
       event_id: event.id,
       organization_id: organization,
@@ -70,7 +74,7 @@ export class AuditRecorder {
       entity_type: event.entity.slice(0, 50),
       entity_id: event.objectId.slice(0, 64),
       action: event.action.slice(0, 20),
-      user_id: event.userId > 0n ? Number(event.userId) : null,
+      user_id: event.userId > 0n ? event.userId : null,
       occurred_at: event.occurredAt ? timestampDate(event.occurredAt) : new Date(),
       details: JSON.stringify(entityJson(event)),
     };
@@ -78,21 +82,19 @@ export class AuditRecorder {
   }
 
   /** The organization of the event's workspace; a deleted workspace's own event names it. */
-  private async organizationOf(event: Event): Promise<number | undefined> {
-    const id = Number(event.workspaceId);
-    if (!Number.isSafeInteger(id) || id <= 0) return undefined;
+  private async organizationOf(event: Event, id: bigint): Promise<bigint | undefined> {
     const known = this.organizations.get(id);
     if (known !== undefined) return known;
-    const row = await this.db("workspaces").where({ id }).first("organization_id");
+    const row = await this.db("workspaces").where("id", idBinding(id)).first("organization_id");
     if (row) {
-      const organization = Number(row.organization_id);
+      const organization = readId(row.organization_id);
       if (this.organizations.size >= KNOWN_WORKSPACES) this.organizations.clear();
       this.organizations.set(id, organization);
       return organization;
     }
     if (event.entity === "workspace" && event.object) {
       const workspace = anyUnpack(event.object, WorkspaceSchema);
-      if (workspace?.organizationId) return Number(workspace.organizationId);
+      if (workspace?.organizationId) return workspace.organizationId;
     }
     return undefined;
   }

@@ -1,5 +1,5 @@
 import type { ListAuditLogsRequest } from "../../../gen/accounts/v1/audit_logs_pb.js";
-import { storageId } from "../../../lib/ids.js";
+import { rowId } from "../../../lib/ids.js";
 import { auditRangeInvalid, auditTimeInvalid } from "../errors.js";
 import type { AuditQuery } from "./store.js";
 
@@ -16,11 +16,11 @@ function time(raw: string, name: "from" | "to"): Date {
   return date;
 }
 
-const idFilter = (id: bigint) => (id === 0n ? undefined : (storageId(id) ?? -1));
+const idFilter = (id: bigint) => (id === 0n ? undefined : (rowId(id) ?? -1n));
 const textFilter = (raw: string) => (raw.trim() === "" ? undefined : raw.trim());
 
 /** The request's range, filters and page as the store reads them. */
-export function auditQuery(organization: number, req: ListAuditLogsRequest): AuditQuery {
+export function auditQuery(organization: bigint, req: ListAuditLogsRequest): AuditQuery {
   const from = time(req.from, "from");
   const to = time(req.to, "to");
   if (from > to) throw auditRangeInvalid();

@@ -1,19 +1,19 @@
 import type { Knex } from "../../../lib/db.js";
 import { dbDate } from "../../../lib/db.js";
-import { sortableId } from "../../../lib/ids.js";
+import { idBinding, jsonIds, readId, readIdOrNull, sortableId } from "../../../lib/ids.js";
 
 /** One audit row: who (user_id) did what (action) to which entity, where, when. */
 export interface AuditRow {
-  id: number;
+  id: bigint;
   event_id: string;
-  organization_id: number;
-  workspace_id: number | null;
+  organization_id: bigint;
+  workspace_id: bigint | null;
   /** The service whose change it was: accounts or tracking. */
   source: string;
   entity_type: string;
   entity_id: string;
   action: string;
-  user_id: number | null;
+  user_id: bigint | null;
   occurred_at: Date;
   /** The entity as the change left it (JSON), when the change carried it. */
   details: string | null;
@@ -30,33 +30,33 @@ export async function recordAudit(db: Knex, rows: NewAuditRow[]): Promise<void> 
 /** An accounts change without an event of the stream (roles, images): its row, in the change's transaction. */
 export function ownChange(init: Omit<NewAuditRow, "event_id" | "source" | "details"> & { details?: unknown }): NewAuditRow {
   const { details, ...rest } = init;
-  return { ...rest, event_id: `acc_${sortableId(init.occurred_at.getTime())}`, source: "accounts", details: details === undefined ? null : JSON.stringify(details) };
+  return { ...rest, event_id: `acc_${sortableId(init.occurred_at.getTime())}`, source: "accounts", details: details === undefined ? null : JSON.stringify(details, jsonIds) };
 }
 
 export interface AuditQuery {
-  organization: number;
+  organization: bigint;
   from: Date;
   to: Date;
-  workspaceId?: number;
+  workspaceId?: bigint;
   entityType?: string;
   entityId?: string;
   action?: string;
-  userId?: number;
+  userId?: bigint;
   /** Undefined: every row (export). */
   page?: { size: number; number: number };
 }
 
 function read(raw: Record<string, unknown>): AuditRow {
   return {
-    id: Number(raw.id),
+    id: readId(raw.id),
     event_id: String(raw.event_id),
-    organization_id: Number(raw.organization_id),
-    workspace_id: raw.workspace_id === null ? null : Number(raw.workspace_id),
+    organization_id: readId(raw.organization_id),
+    workspace_id: readIdOrNull(raw.workspace_id),
     source: String(raw.source),
     entity_type: String(raw.entity_type),
     entity_id: String(raw.entity_id),
     action: String(raw.action),
-    user_id: raw.user_id === null ? null : Number(raw.user_id),
+    user_id: readIdOrNull(raw.user_id),
     occurred_at: dbDate(raw.occurred_at as Date),
     details: raw.details === null ? null : String(raw.details),
   };
@@ -64,12 +64,12 @@ function read(raw: Record<string, unknown>): AuditRow {
 
 /** The organization's rows in [from, to], newest first, narrowed and paged as asked. */
 export async function auditPage(db: Knex, q: AuditQuery, limit: number): Promise<AuditRow[]> {
-  const query = db("audit_logs").where("organization_id", q.organization).andWhere("occurred_at", ">=", q.from).andWhere("occurred_at", "<=", q.to);
-  if (q.workspaceId !== undefined) query.andWhere("workspace_id", q.workspaceId);
+  const query = db("audit_logs").where("organization_id", idBinding(q.organization)).andWhere("occurred_at", ">=", q.from).andWhere("occurred_at", "<=", q.to);
+  if (q.workspaceId !== undefined) query.andWhere("workspace_id", idBinding(q.workspaceId));
   if (q.entityType !== undefined) query.andWhere("entity_type", q.entityType);
   if (q.entityId !== undefined) query.andWhere("entity_id", q.entityId);
   if (q.action !== undefined) query.andWhere("action", q.action);
-  if (q.userId !== undefined) query.andWhere("user_id", q.userId);
+  if (q.userId !== undefined) query.andWhere("user_id", idBinding(q.userId));
   query.orderBy([{ column: "occurred_at", order: "desc" }, { column: "id", order: "desc" }]);
   if (q.page) query.limit(q.page.size).offset((q.page.number - 1) * q.page.size);
   else query.limit(limit);

@@ -4,14 +4,14 @@ import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { CallerService } from "../../../gen/accounts/v1/lookups_pb.js";
 import { noAccess } from "../../../lib/errors.js";
 import { requireUser } from "../../../lib/identity.js";
-import { storageId } from "../../../lib/ids.js";
+import { rowId } from "../../../lib/ids.js";
 import type { AccountsKit } from "../kit.js";
 import { memberWorkspaces } from "../workspaces/store.js";
 import { featuresOf, flagChanges, mergedFlags } from "./rules.js";
 import { flagsOf, lockFlags, writeFlags } from "./store.js";
 
-function callerOf(ctx: HandlerContext): number {
-  const user = storageId(requireUser(ctx));
+function callerOf(ctx: HandlerContext): bigint {
+  const user = rowId(requireUser(ctx));
   if (user === undefined) throw noAccess();
   return user;
 }
@@ -26,7 +26,7 @@ export function callerHandlers({ storage, clock }: AccountsKit) {
     router.service(CallerService, {
       async listMyFeatures(_req, ctx) {
         const seen = await memberWorkspaces(db, callerOf(ctx));
-        return { workspaces: seen.map((w) => ({ workspaceId: BigInt(w.workspace.id), features: featuresOf(w.premium) })) };
+        return { workspaces: seen.map((w) => ({ workspaceId: w.workspace.id, features: featuresOf(w.premium) })) };
       },
 
       async getMyFlags(_req, ctx) {

@@ -6,7 +6,7 @@ import { DirectoryService, DetailedOrganizationUserSchema, type DetailedOrganiza
 import { ListOrganizationUsersRequestSchema } from "../../../gen/accounts/v1/organizations_pb.js";
 import { noAccess } from "../../../lib/errors.js";
 import { requireUser } from "../../../lib/identity.js";
-import { storageId } from "../../../lib/ids.js";
+import { rowId } from "../../../lib/ids.js";
 import type { AccountsKit } from "../kit.js";
 import { organizationScope } from "../access.js";
 import { invitationNotFound, organizationOwnerNotFound, queryValueInvalid, userCannotBeFound } from "../errors.js";
@@ -21,26 +21,26 @@ import { groupWorkspaces, invitationParties, ownerOf, pendingInvitation, searchU
 const stamp = (d: Date | null | undefined) => (d ? timestampFromDate(d) : undefined);
 
 /** A user as the directory answers it: never a token; the default workspace only to its owner (it may be of an organization the caller is not in). */
-function userMessage(u: VisibleUser, caller: number): User {
+function userMessage(u: VisibleUser, caller: bigint): User {
   return create(UserSchema, {
-    id: BigInt(u.id),
+    id: u.id,
     email: u.email,
     fullname: u.fullname,
     timezone: u.timezone,
-    defaultWorkspaceId: BigInt(u.id === caller ? (u.default_workspace_id ?? 0) : 0),
+    defaultWorkspaceId: u.id === caller ? (u.default_workspace_id ?? 0n) : 0n,
     beginningOfWeek: u.beginning_of_week,
     imageUrl: "",
     createdAt: timestampFromDate(u.created_at),
     updatedAt: timestampFromDate(u.updated_at),
     at: timestampFromDate(u.updated_at),
-    countryId: u.country_id === null ? undefined : BigInt(u.country_id),
+    countryId: u.country_id === null ? undefined : u.country_id,
     hasPassword: true,
     openidEnabled: false,
   });
 }
 
-function callerOf(ctx: HandlerContext): number {
-  const user = storageId(requireUser(ctx));
+function callerOf(ctx: HandlerContext): bigint {
+  const user = rowId(requireUser(ctx));
   if (user === undefined) throw noAccess();
   return user;
 }
@@ -71,17 +71,17 @@ export function directoryHandlers({ storage, publicUrl }: AccountsKit) {
         canEditEmail: false,
         createdAt: stamp(createdAt),
         email: profile?.email ?? member.email ?? "",
-        groups: groups.map((g) => ({ groupId: BigInt(g.group_id), name: g.name })),
-        id: BigInt(member.id),
+        groups: groups.map((g) => ({ groupId: g.group_id, name: g.name })),
+        id: member.id,
         inactive: member.inactive,
-        invitationId: invitation ? BigInt(invitation.id) : undefined,
+        invitationId: invitation ? invitation.id : undefined,
         joined: member.joined,
         name: profile?.fullname,
-        organizationId: BigInt(member.organization_id),
+        organizationId: member.organization_id,
         owner: member.owner,
         roleId: BigInt(roleId(role)),
         updatedAt: stamp(member.updated_at ?? createdAt),
-        userId: member.user_id === null ? undefined : BigInt(member.user_id),
+        userId: member.user_id === null ? undefined : member.user_id,
         workspaceCount: BigInt(own.length),
         workspaces: own.map((m) => {
           // Organization owners and admins administer every workspace they are a member of.
@@ -91,7 +91,7 @@ export function directoryHandlers({ storage, publicUrl }: AccountsKit) {
             admin,
             cost: member.labour_cost ?? undefined,
             defaultCurrency: currencies.get(m.workspace_id) ?? "USD",
-            groups: groups.filter((g) => assigned.some((a) => a.group_id === g.group_id && a.workspace_id === m.workspace_id)).map((g) => ({ groupId: BigInt(g.group_id), name: g.name })),
+            groups: groups.filter((g) => assigned.some((a) => a.group_id === g.group_id && a.workspace_id === m.workspace_id)).map((g) => ({ groupId: g.group_id, name: g.name })),
             inactive: !m.active,
             rate: member.rate ?? undefined,
             role: workspaceRole,
@@ -99,9 +99,9 @@ export function directoryHandlers({ storage, publicUrl }: AccountsKit) {
             viewEditBillableRates: admin,
             viewEditLaborCosts: admin,
             workingHours: workingHours(member.working_hours_in_minutes),
-            workspaceId: BigInt(m.workspace_id),
+            workspaceId: m.workspace_id,
             workspaceName: m.workspace_name,
-            workspaceUserId: BigInt(m.id),
+            workspaceUserId: m.id,
           };
         }),
       });
@@ -118,7 +118,7 @@ export function directoryHandlers({ storage, publicUrl }: AccountsKit) {
 
       async getUser(req, ctx) {
         const caller = callerOf(ctx);
-        const id = storageId(req.userId);
+        const id = rowId(req.userId);
         const user = id === undefined ? undefined : await userVisibleTo(db, caller, id);
         if (!user) throw userCannotBeFound();
         return { user: userMessage(user, caller) };
@@ -132,7 +132,7 @@ export function directoryHandlers({ storage, publicUrl }: AccountsKit) {
             organization: {
               at: stamp(organization.updated_at),
               createdAt: stamp(organization.created_at),
-              id: BigInt(organization.id),
+              id: organization.id,
               isMultiWorkspaceEnabled: isPaid(organization),
               isUnified: false,
               maxWorkspaces: BigInt(organization.max_workspaces),
@@ -153,13 +153,13 @@ export function directoryHandlers({ storage, publicUrl }: AccountsKit) {
           owner: {
             avatarUrl: "",
             email: owner.email,
-            id: BigInt(owner.organization_user_id),
+            id: owner.organization_user_id,
             name: owner.fullname,
-            organizationId: BigInt(owner.organization_id),
+            organizationId: owner.organization_id,
             organizationUserCreatedAt: stamp(createdAt),
-            organizationUserId: BigInt(owner.organization_user_id),
+            organizationUserId: owner.organization_user_id,
             organizationUserUpdatedAt: stamp(owner.updated_at ?? createdAt),
-            userId: BigInt(owner.user_id),
+            userId: owner.user_id,
           },
         };
       },
@@ -194,12 +194,12 @@ export function directoryHandlers({ storage, publicUrl }: AccountsKit) {
             accountsSignupUrl: `${publicUrl}/api/signup`,
             code,
             email: invitation.email,
-            organizationId: BigInt(invitation.organization_id),
+            organizationId: invitation.organization_id,
             organizationName: parties.organizationName,
             senderEmail: parties.senderEmail,
             senderName: parties.senderName,
             sso: false,
-            workspaces: invitation.workspaces.filter((w) => names.has(w.workspace_id)).map((w) => ({ workspaceId: BigInt(w.workspace_id), name: names.get(w.workspace_id)! })),
+            workspaces: invitation.workspaces.filter((w) => names.has(w.workspace_id)).map((w) => ({ workspaceId: w.workspace_id, name: names.get(w.workspace_id)! })),
           },
         };
       },

@@ -1,16 +1,17 @@
+import { idBinding, readId, readIdOrNull } from "../../../lib/ids.js";
 import { dbDate, type Knex } from "../../../lib/db.js";
 import { likePattern } from "../../../lib/scoped-table.js";
 import { invitations, type InvitationRow } from "../invitations/store.js";
 
 /** What the directory answers of an account (never its credentials). */
 export interface VisibleUser {
-  id: number;
+  id: bigint;
   email: string;
   fullname: string;
   timezone: string;
-  default_workspace_id: number | null;
+  default_workspace_id: bigint | null;
   beginning_of_week: number;
-  country_id: number | null;
+  country_id: bigint | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -23,12 +24,12 @@ export const SEARCH_LIMIT = 100;
  * every organization the caller is a joined, active member of. Invited users who have not joined
  * are not shown: joining is what makes someone a colleague. Closed accounts are never shown.
  */
-function visibleTo(db: Knex, caller: number): Knex.QueryBuilder {
+function visibleTo(db: Knex, caller: bigint): Knex.QueryBuilder {
   const callersOrganizations = db("organization_users").where({ user_id: caller, joined: true, inactive: false }).select("organization_id");
   return db("users as u")
     .whereNull("u.closed_at")
     .andWhere((w) =>
-      w.where("u.id", caller).orWhereExists((e) =>
+      w.where("u.id", idBinding(caller)).orWhereExists((e) =>
         e.select(db.raw("1")).from("organization_users as ou").whereRaw("ou.user_id = u.id").andWhere("ou.joined", true).whereIn("ou.organization_id", callersOrganizations),
       ),
     );
@@ -38,20 +39,20 @@ const USER_COLUMNS = ["u.id", "u.email", "u.fullname", "u.timezone", "u.default_
 
 function visibleUser(raw: Record<string, unknown>): VisibleUser {
   return {
-    id: Number(raw.id),
+    id: readId(raw.id),
     email: String(raw.email),
     fullname: String(raw.fullname),
     timezone: String(raw.timezone),
-    default_workspace_id: raw.default_workspace_id === null ? null : Number(raw.default_workspace_id),
+    default_workspace_id: readIdOrNull(raw.default_workspace_id),
     beginning_of_week: Number(raw.beginning_of_week),
-    country_id: raw.country_id === null || raw.country_id === undefined ? null : Number(raw.country_id),
+    country_id: readIdOrNull(raw.country_id),
     created_at: dbDate(raw.created_at as Date),
     updated_at: dbDate(raw.updated_at as Date),
   };
 }
 
 /** The visible users whose name or e-mail contains the term (ignoring case), by name then id. */
-export async function searchUsers(db: Knex, caller: number, term: string): Promise<VisibleUser[]> {
+export async function searchUsers(db: Knex, caller: bigint, term: string): Promise<VisibleUser[]> {
   const pattern = likePattern(term);
   const raws: Record<string, unknown>[] = await visibleTo(db, caller)
     .andWhere((w) => w.whereRaw("LOWER(u.fullname) LIKE ? ESCAPE '!'", [pattern]).orWhereRaw("LOWER(u.email) LIKE ? ESCAPE '!'", [pattern]))
@@ -63,15 +64,15 @@ export async function searchUsers(db: Knex, caller: number, term: string): Promi
 }
 
 /** The user, if the caller may see it. */
-export async function userVisibleTo(db: Knex, caller: number, userId: number): Promise<VisibleUser | undefined> {
-  const raw = await visibleTo(db, caller).andWhere("u.id", userId).first(USER_COLUMNS);
+export async function userVisibleTo(db: Knex, caller: bigint, userId: bigint): Promise<VisibleUser | undefined> {
+  const raw = await visibleTo(db, caller).andWhere("u.id", idBinding(userId)).first(USER_COLUMNS);
   return raw ? visibleUser(raw) : undefined;
 }
 
 export interface OwnerRow {
-  organization_user_id: number;
-  organization_id: number;
-  user_id: number;
+  organization_user_id: bigint;
+  organization_id: bigint;
+  user_id: bigint;
   fullname: string;
   email: string;
   created_at: Date | null;
@@ -79,16 +80,16 @@ export interface OwnerRow {
 }
 
 /** The organization's owner with its account. */
-export async function ownerOf(db: Knex, organization: number): Promise<OwnerRow | undefined> {
+export async function ownerOf(db: Knex, organization: bigint): Promise<OwnerRow | undefined> {
   const raw = await db("organization_users as ou")
     .join("users as u", "u.id", "ou.user_id")
     .where({ "ou.organization_id": organization, "ou.owner": true })
     .first("ou.id", "ou.organization_id", "ou.user_id", "u.fullname", "u.email", "ou.created_at", "ou.updated_at");
   if (!raw) return undefined;
   return {
-    organization_user_id: Number(raw.id),
-    organization_id: Number(raw.organization_id),
-    user_id: Number(raw.user_id),
+    organization_user_id: readId(raw.id),
+    organization_id: readId(raw.organization_id),
+    user_id: readId(raw.user_id),
     fullname: String(raw.fullname),
     email: String(raw.email),
     created_at: raw.created_at ? dbDate(raw.created_at) : null,
@@ -103,24 +104,24 @@ export async function pendingInvitation(db: Knex, codeHash: string): Promise<Inv
 }
 
 /** Names of workspaces of the organization, by id. */
-export async function workspaceNames(db: Knex, organization: number, ids: number[]): Promise<Map<number, string>> {
+export async function workspaceNames(db: Knex, organization: bigint, ids: bigint[]): Promise<Map<bigint, string>> {
   if (ids.length === 0) return new Map();
-  const rows: { id: number; name: string }[] = await db("workspaces").where({ organization_id: organization }).whereIn("id", ids).select("id", "name");
-  return new Map(rows.map((r) => [Number(r.id), String(r.name)]));
+  const rows: { id: unknown; name: string }[] = await db("workspaces").where({ organization_id: organization }).whereIn("id", ids.map(idBinding)).select("id", "name");
+  return new Map(rows.map((r) => [readId(r.id), String(r.name)]));
 }
 
 /** The default currency of each workspace. */
-export async function workspaceCurrencies(db: Knex, ids: number[]): Promise<Map<number, string>> {
+export async function workspaceCurrencies(db: Knex, ids: bigint[]): Promise<Map<bigint, string>> {
   if (ids.length === 0) return new Map();
-  const rows: { id: number; default_currency: string }[] = await db("workspaces").whereIn("id", ids).select("id", "default_currency");
-  return new Map(rows.map((r) => [Number(r.id), String(r.default_currency)]));
+  const rows: { id: unknown; default_currency: string }[] = await db("workspaces").whereIn("id", ids.map(idBinding)).select("id", "default_currency");
+  return new Map(rows.map((r) => [readId(r.id), String(r.default_currency)]));
 }
 
 /** For each of the organization's groups of these users, the workspaces it is assigned to. */
-export async function groupWorkspaces(db: Knex, groupIds: number[]): Promise<{ group_id: number; workspace_id: number }[]> {
+export async function groupWorkspaces(db: Knex, groupIds: bigint[]): Promise<{ group_id: bigint; workspace_id: bigint }[]> {
   if (groupIds.length === 0) return [];
-  const rows: { group_id: number; workspace_id: number }[] = await db("group_workspaces").whereIn("group_id", groupIds).select("group_id", "workspace_id");
-  return rows.map((r) => ({ group_id: Number(r.group_id), workspace_id: Number(r.workspace_id) }));
+  const rows: { group_id: unknown; workspace_id: unknown }[] = await db("group_workspaces").whereIn("group_id", groupIds.map(idBinding)).select("group_id", "workspace_id");
+  return rows.map((r) => ({ group_id: readId(r.group_id), workspace_id: readId(r.workspace_id) }));
 }
 
 /** The organization's name and the sender's account, as an invitation by code shows them. */

@@ -4,7 +4,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { GroupSchema, GroupService, WorkspaceGroupSchema, type Group, type WorkspaceGroup } from "../../../gen/accounts/v1/groups_pb.js";
 import type { Knex } from "../../../lib/db.js";
 import { badRequest } from "../../../lib/errors.js";
-import { storageId } from "../../../lib/ids.js";
+import { rowId } from "../../../lib/ids.js";
 import { changeRow } from "../../../lib/resource-kit.js";
 import type { AccountsKit } from "../kit.js";
 import { groupNameTaken, groupNotFound, groupOrganizationNoAccess, resourceNotFound, userNotInOrganization, workspaceNotInOrganization } from "../errors.js";
@@ -17,33 +17,33 @@ import { workspacesAmong } from "../organizations/store.js";
 export function groupMessage({ group, users, workspaces }: GroupView): Group {
   return create(GroupSchema, {
     at: timestampFromDate(group.updated_at),
-    groupId: BigInt(group.id),
+    groupId: group.id,
     name: group.name,
-    users: users.map((u) => ({ avatarUrl: "", joined: u.joined, name: u.name, userId: BigInt(u.user_id) })),
-    workspaces: workspaces.map(BigInt),
+    users: users.map((u) => ({ avatarUrl: "", joined: u.joined, name: u.name, userId: u.user_id })),
+    workspaces,
   });
 }
 
-function workspaceGroupMessage(group: GroupRow, workspaceId: number): WorkspaceGroup {
-  return create(WorkspaceGroupSchema, { at: timestampFromDate(group.updated_at), id: BigInt(group.id), name: group.name, workspaceId: BigInt(workspaceId) });
+function workspaceGroupMessage(group: GroupRow, workspaceId: bigint): WorkspaceGroup {
+  return create(WorkspaceGroupSchema, { at: timestampFromDate(group.updated_at), id: group.id, name: group.name, workspaceId });
 }
 
 /** The ids refused on the path: the first that is no user (or workspace) of the organization, as the real API's message. */
-async function refusal(db: Knex, organization: number, path: GroupPath, ids: number[]): Promise<string | undefined> {
+async function refusal(db: Knex, organization: bigint, path: GroupPath, ids: bigint[]): Promise<string | undefined> {
   const found = path === "users" ? await usersAmong(db, organization, ids) : await workspacesAmong(db, organization, ids);
   const missing = firstMissing(ids, found);
   if (missing === undefined) return undefined;
   return path === "users" ? userNotInOrganization(missing, organization) : workspaceNotInOrganization(missing, organization);
 }
 
-async function checkMembers(db: Knex, organization: number, users: number[], workspaces: number[]) {
+async function checkMembers(db: Knex, organization: bigint, users: bigint[], workspaces: bigint[]) {
   for (const [path, ids] of [["users", users], ["workspaces", workspaces]] as const) {
     const message = await refusal(db, organization, path, ids);
     if (message) throw badRequest(message);
   }
 }
 
-async function viewOf(db: Knex, organization: number, group: GroupRow): Promise<Group> {
+async function viewOf(db: Knex, organization: bigint, group: GroupRow): Promise<Group> {
   return groupMessage((await viewsOf(db, organization, [group]))[0]);
 }
 
@@ -152,7 +152,7 @@ export function groupHandlers({ storage, clock }: AccountsKit) {
       async listOrganizationWorkspaceGroups(req, ctx) {
         const scope = organizationScope(ctx);
         const organization = scope.organization.id;
-        const workspace = storageId(req.workspaceId);
+        const workspace = rowId(req.workspaceId);
         if (workspace === undefined || (await workspacesAmong(db, organization, [workspace])).length === 0) throw resourceNotFound();
         return { groups: (await viewsOf(db, organization, await listGroups(db, organization, { workspace }))).map(groupMessage) };
       },

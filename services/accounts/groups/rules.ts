@@ -1,6 +1,7 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 import { groupNameMissing, groupWorkspaceFilterInvalid, invalidJson, patchOperationInvalid, patchPathInvalid, tooManyPatches, tooManyPatchValues } from "../errors.js";
 import type { GroupPath } from "./store.js";
+import { findableId } from "../../../lib/ids.js";
 
 /** Most operations of one PATCH, and most ids in one operation's value. */
 export const MAX_PATCHES = 50;
@@ -14,20 +15,20 @@ export function groupName(raw: string): string {
 }
 
 /** Ids as the body gives them, each once, in the order given; one no row can have is kept (and refused later). */
-export function idsOf(values: bigint[]): number[] {
-  return [...new Set(values.map((v) => (v > 0n && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : -1)))];
+export function idsOf(values: bigint[]): bigint[] {
+  return [...new Set(values.map(findableId))];
 }
 
 /** The `workspace` query of the groups list: a whole number above 0, or none. */
-export function workspaceFilter(raw: string): number | undefined {
+export function workspaceFilter(raw: string): bigint | undefined {
   const text = raw.trim();
   if (text === "") return undefined;
   if (!/^\d{1,16}$/.test(text) || Number(text) <= 0 || !Number.isSafeInteger(Number(text))) throw groupWorkspaceFilterInvalid();
-  return Number(text);
+  return BigInt(text);
 }
 
 /** The first of `wanted` that is not among `found`. */
-export function firstMissing(wanted: number[], found: number[]): number | undefined {
+export function firstMissing(wanted: bigint[], found: bigint[]): bigint | undefined {
   const have = new Set(found);
   return wanted.find((id) => !have.has(id));
 }
@@ -37,7 +38,7 @@ export type PatchOp = "add" | "remove" | "replace";
 export interface Patch {
   op: PatchOp;
   path: GroupPath;
-  ids: number[];
+  ids: bigint[];
   /** The operation as sent, for the answer. */
   sent: { op: string; path: string; value: bigint[] };
 }

@@ -1,6 +1,6 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
-import { storageId } from "../../../lib/ids.js";
+import { idBinding, rowId } from "../../../lib/ids.js";
 import type { AccountsKit } from "../kit.js";
 import { userNotFound, workspaceNotFound } from "../errors.js";
 import { AccountsStore } from "../users/store.js";
@@ -18,18 +18,18 @@ export function identityHandlers({ storage, clock, auth }: AccountsKit) {
   return (router: ConnectRouter) => {
     router.service(IdentityService, {
       async authenticate(req) {
-        return { userId: BigInt(await auth.authenticate(req.username, req.password, req.sessionToken)) };
+        return { userId: await auth.authenticate(req.username, req.password, req.sessionToken) };
       },
 
       async checkWorkspaceAccess(req) {
-        const userId = storageId(req.userId);
-        const workspaceId = storageId(req.workspaceId);
+        const userId = rowId(req.userId);
+        const workspaceId = rowId(req.workspaceId);
         const row = userId && workspaceId ? await store.workspaceAccess(userId, workspaceId) : undefined;
         if (!row) return { allowed: false };
         return {
           allowed: true,
           admin: Boolean(row.admin),
-          organizationId: BigInt(row.organization_id),
+          organizationId: row.organization_id,
           premium: Boolean(row.premium),
           role: row.role,
           rules: {
@@ -52,14 +52,14 @@ export function identityHandlers({ storage, clock, auth }: AccountsKit) {
       },
 
       async listWorkspaceMembers(req) {
-        const workspaceId = storageId(req.workspaceId);
+        const workspaceId = rowId(req.workspaceId);
         const workspace = workspaceId ? await workspaceById(storage.db, workspaceId) : undefined;
         if (!workspace) return { members: [] };
         const members = await workspaceMembers(storage.db, workspace);
         const groupsOf = await groupsOfUsers(storage.db, workspace.organization_id, members.map((m) => m.membership.user_id));
         return {
           members: members.map(({ membership, member, profile, beginningOfWeek }) => ({
-            userId: BigInt(membership.user_id),
+            userId: membership.user_id,
             email: profile.email,
             fullname: profile.fullname,
             timezone: profile.timezone,
@@ -74,52 +74,52 @@ export function identityHandlers({ storage, clock, auth }: AccountsKit) {
       },
 
       async resolveGroups(req) {
-        const workspaceId = storageId(req.workspaceId);
+        const workspaceId = rowId(req.workspaceId);
         const workspace = workspaceId ? await workspaceById(storage.db, workspaceId) : undefined;
         if (!workspace) return { groups: [] };
-        const ids = req.groupIds.map(storageId).filter((id): id is number => id !== undefined);
+        const ids = req.groupIds.map(rowId).filter((id): id is bigint => id !== undefined);
         const org = workspace.organization_id;
         const rows =
           req.groupIds.length === 0
             ? await groups.list(storage.db, org)
-            : (await groups.query(storage.db, org).whereIn("id", ids).orderByRaw("LOWER(name)").orderBy("id")).map((raw: Record<string, unknown>) => groups.read(raw));
+            : (await groups.query(storage.db, org).whereIn("id", ids.map(idBinding)).orderByRaw("LOWER(name)").orderBy("id")).map((raw: Record<string, unknown>) => groups.read(raw));
         const views = await viewsOf(storage.db, org, rows);
         return {
           groups: views.map((v) => ({
-            groupId: BigInt(v.group.id),
+            groupId: v.group.id,
             name: v.group.name,
-            userIds: v.users.map((u) => BigInt(u.user_id)),
+            userIds: v.users.map((u) => u.user_id),
             workspaceIds: v.workspaces.map(BigInt),
           })),
         };
       },
 
       async getUserProfile(req) {
-        const userId = storageId(req.userId);
+        const userId = rowId(req.userId);
         const user = userId ? await store.userById(userId) : undefined;
         if (!user || user.closed_at) throw userNotFound(req.userId);
         return {
-          userId: BigInt(user.id),
+          userId: user.id,
           email: user.email,
           fullname: user.fullname,
           timezone: user.timezone || "UTC",
-          defaultWorkspaceId: BigInt(user.default_workspace_id ?? 0),
+          defaultWorkspaceId: user.default_workspace_id ?? 0n,
           beginningOfWeek: user.beginning_of_week,
         };
       },
 
       async listUserWorkspaces(req) {
-        const userId = storageId(req.userId);
+        const userId = rowId(req.userId);
         return { workspaceIds: userId ? (await store.activeWorkspaceIds(userId)).map(BigInt) : [] };
       },
 
       async setWorkspacePlan(req) {
         const missing = () => workspaceNotFound(req.workspaceId);
-        const workspaceId = storageId(req.workspaceId);
+        const workspaceId = rowId(req.workspaceId);
         const workspace = workspaceId ? await workspaceById(storage.db, workspaceId) : undefined;
         if (!workspace) throw missing();
         // The plan is the organization's: a premium workspace is one of a paid organization.
-        await changeRow(storage, organizations, { scope: workspace.organization_id, id: BigInt(workspace.organization_id), missing }, (existing, trx) =>
+        await changeRow(storage, organizations, { scope: workspace.organization_id, id: workspace.organization_id, missing }, (existing, trx) =>
           organizations.update(trx, existing, { pricing_plan_id: pricingPlan(req.premium), updated_at: clock.now() }),
         );
         return {};

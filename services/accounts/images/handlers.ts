@@ -4,7 +4,7 @@ import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { ImageService } from "../../../gen/accounts/v1/images_pb.js";
 import { scopeOf } from "../../../lib/access.js";
 import type { Knex } from "../../../lib/db.js";
-import { storageId } from "../../../lib/ids.js";
+import { rowId } from "../../../lib/ids.js";
 import type { Emit } from "../../../lib/storage.js";
 import type { AccountsKit } from "../kit.js";
 import { memberWorkspaceScope } from "../access.js";
@@ -26,7 +26,7 @@ export function imageHandlers({ storage, clock, blobs, publicUrl, log }: Account
    * Replaces the owner's image: the new blob first (under a new random key), then the row in
    * `change` (with what else the change does), then the old blob. A failed change leaves no blob.
    */
-  async function replace(kind: ImageOwner, ownerId: number, next: { data: Uint8Array; type: ImageType } | "gravatar" | undefined, also?: (trx: Knex.Transaction, url: string, emit: Emit) => Promise<void>): Promise<string> {
+  async function replace(kind: ImageOwner, ownerId: bigint, next: { data: Uint8Array; type: ImageType } | "gravatar" | undefined, also?: (trx: Knex.Transaction, url: string, emit: Emit) => Promise<void>): Promise<string> {
     const key = next && next !== "gravatar" ? randomBytes(16).toString("hex") : undefined;
     if (key && next && next !== "gravatar") await blobs.put(blobKey(key), next.data);
     let previous: ImageRow | undefined;
@@ -75,19 +75,19 @@ export function imageHandlers({ storage, clock, blobs, publicUrl, log }: Account
   return (router: ConnectRouter) => {
     router.service(ImageService, {
       async uploadAvatar(req, ctx) {
-        const user = storageId(scopeOf<bigint>(ctx))!;
+        const user = rowId(scopeOf<bigint>(ctx))!;
         const image = uploadedImage(req.file);
         const url = await replace("avatar", user, image);
         return { avatar: avatarAnswer(url, image.type, url.slice(url.lastIndexOf("/") + 1)) };
       },
 
       async deleteAvatar(_req, ctx) {
-        await replace("avatar", storageId(scopeOf<bigint>(ctx))!, undefined);
+        await replace("avatar", rowId(scopeOf<bigint>(ctx))!, undefined);
         return {};
       },
 
       async useGravatar(_req, ctx) {
-        const user = storageId(scopeOf<bigint>(ctx))!;
+        const user = rowId(scopeOf<bigint>(ctx))!;
         const email = await emailOf(db, user);
         if (!email) throw userDataMissing();
         await replace("avatar", user, "gravatar");

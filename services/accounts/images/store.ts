@@ -1,3 +1,4 @@
+import { readId } from "../../../lib/ids.js";
 import type { Knex } from "../../../lib/db.js";
 
 export type ImageOwner = "avatar" | "logo";
@@ -5,7 +6,7 @@ export type ImageOwner = "avatar" | "logo";
 /** One owner's image: the blob's key and type, or an avatar taken from Gravatar. */
 export interface ImageRow {
   owner_kind: ImageOwner;
-  owner_id: number;
+  owner_id: bigint;
   image_key: string | null;
   content_type: string | null;
   byte_size: number;
@@ -16,7 +17,7 @@ export interface ImageRow {
 function read(raw: Record<string, unknown>): ImageRow {
   return {
     owner_kind: String(raw.owner_kind) as ImageOwner,
-    owner_id: Number(raw.owner_id),
+    owner_id: readId(raw.owner_id),
     image_key: raw.image_key === null ? null : String(raw.image_key),
     content_type: raw.content_type === null ? null : String(raw.content_type),
     byte_size: Number(raw.byte_size),
@@ -29,7 +30,7 @@ function read(raw: Record<string, unknown>): ImageRow {
 export const blobKey = (imageKey: string) => `images/${imageKey}`;
 
 /** The owner's image, locked for a change. */
-export async function imageForChange(trx: Knex.Transaction, kind: ImageOwner, ownerId: number): Promise<ImageRow | undefined> {
+export async function imageForChange(trx: Knex.Transaction, kind: ImageOwner, ownerId: bigint): Promise<ImageRow | undefined> {
   const raw = await trx("images").where({ owner_kind: kind, owner_id: ownerId }).first().forUpdate();
   return raw ? read(raw) : undefined;
 }
@@ -40,16 +41,16 @@ export async function imageByKey(db: Knex, imageKey: string): Promise<ImageRow |
 }
 
 /** Sets the owner's image (replacing the row), or removes it with `undefined`. */
-export async function setImage(trx: Knex.Transaction, kind: ImageOwner, ownerId: number, image: Omit<ImageRow, "owner_kind" | "owner_id"> | undefined): Promise<void> {
+export async function setImage(trx: Knex.Transaction, kind: ImageOwner, ownerId: bigint, image: Omit<ImageRow, "owner_kind" | "owner_id"> | undefined): Promise<void> {
   await trx("images").where({ owner_kind: kind, owner_id: ownerId }).delete();
   if (image) await trx("images").insert({ owner_kind: kind, owner_id: ownerId, ...image });
 }
 
-export async function emailOf(db: Knex, userId: number): Promise<string | undefined> {
+export async function emailOf(db: Knex, userId: bigint): Promise<string | undefined> {
   const raw = await db("users").where({ id: userId }).first("email");
   return raw ? String(raw.email) : undefined;
 }
 
-export async function setLogoUrl(trx: Knex.Transaction, workspaceId: number, url: string, now: Date): Promise<void> {
+export async function setLogoUrl(trx: Knex.Transaction, workspaceId: bigint, url: string, now: Date): Promise<void> {
   await trx("workspaces").where({ id: workspaceId }).update({ logo_url: url, updated_at: now });
 }

@@ -2,7 +2,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { InvitationSchema, InvitationService, type Invitation } from "../../../gen/accounts/v1/invitations_pb.js";
 import { forbidden } from "../../../lib/errors.js";
-import { randomToken } from "../../../lib/ids.js";
+import { idBinding, randomToken, readId } from "../../../lib/ids.js";
 import { requireUser } from "../../../lib/identity.js";
 import type { AccountsKit } from "../kit.js";
 import { alreadyMemberNotice, inactiveMemberInvited, invitationCodeInvalid, invitationCodeNotFound, invitationLimitReached, invitationOrganizationMismatch, invitedWorkspaceInvalid } from "../errors.js";
@@ -18,7 +18,7 @@ import { accountOf, invitationByCodeForChange, invitations, revokePending, sentS
 import { invitationMail, joinedMail } from "./mails.js";
 
 /** A new organization user who is no admin, owner or deactivated, with no paid fields: what an invitation makes. */
-function invitedRow(organization: number, who: { user_id: number; email: null } | { user_id: null; email: string }, joined: boolean, now: Date): Omit<OrganizationUserRow, "id"> {
+function invitedRow(organization: bigint, who: { user_id: bigint; email: null } | { user_id: null; email: string }, joined: boolean, now: Date): Omit<OrganizationUserRow, "id"> {
   return {
     organization_id: organization, ...who, admin: false, owner: false, inactive: false, joined, role: "user",
     rate: null, rate_last_updated: null, labour_cost: null, working_hours_in_minutes: null, created_at: now, updated_at: now,
@@ -29,7 +29,7 @@ function invitedRow(organization: number, who: { user_id: number; email: null } 
  * The organization user an invited address stands for, locked: its account's row, or the pending
  * invitee's of the address, which becomes the account's once the address has one (`accountId`).
  */
-async function invitedForChange(trx: Knex.Transaction, organization: number, email: string, accountId: number | undefined, now: Date): Promise<OrganizationUserRow | undefined> {
+async function invitedForChange(trx: Knex.Transaction, organization: bigint, email: string, accountId: bigint | undefined, now: Date): Promise<OrganizationUserRow | undefined> {
   const member = accountId === undefined ? undefined : await memberForChange(trx, organization, accountId);
   const invitee = await inviteeForChange(trx, organization, email);
   if (!invitee || accountId === undefined) return member ?? invitee;
@@ -50,12 +50,12 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
   const { db } = storage;
 
   /** The pending invitation of a code, for the signed-in user it was sent to (403 for anyone else). */
-  async function invitationForCaller(trx: Parameters<typeof invitationByCodeForChange>[0], code: string, userId: bigint): Promise<{ invitation: InvitationRow; user: { id: number; email: string } }> {
+  async function invitationForCaller(trx: Parameters<typeof invitationByCodeForChange>[0], code: string, userId: bigint): Promise<{ invitation: InvitationRow; user: { id: bigint; email: string } }> {
     const invitation = await invitationByCodeForChange(trx, hashToken(code));
     if (!invitation || invitation.state !== "pending") throw invitationCodeInvalid();
-    const user = await trx("users").where({ id: Number(userId) }).first("id", "email");
+    const user = await trx("users").where({ id: userId }).first("id", "email");
     if (!user || String(user.email) !== invitation.email) throw forbidden();
-    return { invitation, user: { id: Number(user.id), email: String(user.email) } };
+    return { invitation, user: { id: readId(user.id), email: String(user.email) } };
   }
 
   return (router: ConnectRouter) =>
@@ -68,7 +68,7 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
         const sender = await userProfile(db, scope.user);
         const data = await storage.change(async (trx, _emit, mail) => {
           // Changes of memberships run one at a time per organization: seats are counted, an address gets one row.
-          await organizations.getForChange(trx, organization.id, BigInt(organization.id));
+          await organizations.getForChange(trx, organization.id, organization.id);
           const known = await workspacesAmong(trx, organization.id, input.workspaces.map((w) => w.workspace_id));
           if (known.length !== input.workspaces.length) throw invitedWorkspaceInvalid();
           const limit = isPaid(organization) ? INVITATION_LIMIT.paid : INVITATION_LIMIT.free;
@@ -98,12 +98,12 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
             answers.push(
               create(InvitationSchema, {
                 email,
-                invitationId: BigInt(row.id),
+                invitationId: row.id,
                 inviteUrl: url,
-                organizationId: BigInt(organization.id),
-                recipientId: BigInt(account?.id ?? 0),
+                organizationId: organization.id,
+                recipientId: account?.id ?? 0n,
                 senderId: scope.userId,
-                workspaces: input.workspaces.map((w) => ({ userId: BigInt(account?.id ?? 0), workspaceId: BigInt(w.workspace_id), workspaceUserId: 0n })),
+                workspaces: input.workspaces.map((w) => ({ userId: account?.id ?? 0n, workspaceId: w.workspace_id, workspaceUserId: 0n })),
               }),
             );
           }
@@ -119,7 +119,7 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
         const now = clock.now();
         await storage.change(async (trx, emit, mail) => {
           const { invitation, user } = await invitationForCaller(trx, req.invitationCode, userId);
-          const organization = await organizations.getForChange(trx, invitation.organization_id, BigInt(invitation.organization_id));
+          const organization = await organizations.getForChange(trx, invitation.organization_id, invitation.organization_id);
           if (!organization) throw invitationCodeInvalid();
           let member = await invitedForChange(trx, organization.id, invitation.email, user.id, now);
           if (member?.inactive) throw forbidden();
@@ -131,7 +131,7 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
           }
           const existing = new Set((await membershipsIn(trx, organization.id, [user.id])).map((m) => m.workspace_id));
           const stillThere = new Set(await workspacesAmong(trx, organization.id, invitation.workspaces.map((w) => w.workspace_id)));
-          const names = new Map<number, string>((await trx("workspaces").whereIn("id", [...stillThere]).select("id", "name")).map((w: { id: number; name: string }) => [Number(w.id), String(w.name)]));
+          const names = new Map<bigint, string>((await trx("workspaces").whereIn("id", [...stillThere].map(idBinding)).select("id", "name")).map((w: { id: unknown; name: string }) => [readId(w.id), String(w.name)]));
           const added = [];
           for (const w of invitation.workspaces) {
             if (!stillThere.has(w.workspace_id) || existing.has(w.workspace_id)) continue;
@@ -152,7 +152,7 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
         const now = clock.now();
         await storage.change(async (trx) => {
           const { invitation, user } = await invitationForCaller(trx, req.invitationCode, userId);
-          await organizations.getForChange(trx, invitation.organization_id, BigInt(invitation.organization_id));
+          await organizations.getForChange(trx, invitation.organization_id, invitation.organization_id);
           const member = await invitedForChange(trx, invitation.organization_id, invitation.email, user.id, now);
           if (member && !member.joined) await organizationUsers.delete(trx, member);
           await invitations.update(trx, invitation, { state: "deleted", updated_at: now });
@@ -168,7 +168,7 @@ export function invitationHandlers({ storage, clock, box, publicUrl }: AccountsK
         await storage.change(async (trx, _emit, mail) => {
           // By the id the creation answered, or by the code of the invite URL.
           const found = /^\d{1,15}$/.test(req.invitationCode)
-            ? await invitations.query(trx, scope.organization.id).andWhere({ id: Number(req.invitationCode) }).first().forUpdate()
+            ? await invitations.query(trx, scope.organization.id).andWhere({ id: BigInt(req.invitationCode) }).first().forUpdate()
             : await trx(invitations.table).where({ code_hash: hashToken(req.invitationCode) }).first().forUpdate();
           if (!found) throw invitationCodeNotFound();
           const invitation = invitations.read(found);

@@ -1,6 +1,6 @@
 import type { CreateInvitationsRequest } from "../../../gen/accounts/v1/invitations_pb.js";
 import { emailsMissing, invitedEmailInvalid, invitedRoleInvalid, invitedWorkspaceInvalid, invitedWorkspacesMissing, missingEmail } from "../errors.js";
-import { storageId } from "../../../lib/ids.js";
+import { rowId } from "../../../lib/ids.js";
 import { isValidEmail } from "../users/rules.js";
 import { ORGANIZATION_ROLES } from "../organizations/rules.js";
 import type { InvitedWorkspace } from "./store.js";
@@ -21,7 +21,7 @@ export function invitationInput(req: CreateInvitationsRequest): { emails: string
   }
   const workspaces: InvitedWorkspace[] = [];
   for (const w of req.workspaces) {
-    const id = storageId(w.workspaceId);
+    const id = rowId(w.workspaceId);
     if (id === undefined) throw invitedWorkspaceInvalid();
     const role = w.role.trim() || (w.admin ? "admin" : "user");
     if (!(ORGANIZATION_ROLES as readonly string[]).includes(role)) throw invitedRoleInvalid(ORGANIZATION_ROLES);

@@ -4,7 +4,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { OrganizationAdminService, OrganizationSchema, OrganizationService, OrganizationUserSchema, type Organization, type OrganizationUser } from "../../../gen/accounts/v1/organizations_pb.js";
 import { noAccess } from "../../../lib/errors.js";
 import { requireUser } from "../../../lib/identity.js";
-import { storageId } from "../../../lib/ids.js";
+import { rowId } from "../../../lib/ids.js";
 import { changeRow } from "../../../lib/resource-kit.js";
 import type { AccountsKit } from "../kit.js";
 import { notOrganizationMember, organizationNotFound, organizationUserNotFound, ownerCannotLeave, queryValueInvalid, userWorkspaceLimit } from "../errors.js";
@@ -23,7 +23,7 @@ const int64 = (n: number | null) => (n === null ? undefined : BigInt(n));
 /** An organization as one of its users sees it (`admin` and `owner` are that user's). */
 export function organizationMessage(organization: OrganizationRow, member: OrganizationUserRow, users: number): Organization {
   return create(OrganizationSchema, {
-    id: BigInt(organization.id),
+    id: organization.id,
     name: organization.name,
     admin: member.admin,
     owner: member.owner,
@@ -48,17 +48,17 @@ function organizationUserMessage(
   profile: UserProfile | undefined,
   memberships: MembershipRow[],
   organization: OrganizationRow,
-  groups: { group_id: number; name: string }[],
-  invitation: { id: number; code: string | undefined } | undefined,
+  groups: { group_id: bigint; name: string }[],
+  invitation: { id: bigint; code: string | undefined } | undefined,
 ): OrganizationUser {
   const createdAt = member.created_at ?? organization.created_at;
   return create(OrganizationUserSchema, {
-    id: BigInt(member.id),
-    userId: member.user_id === null ? undefined : BigInt(member.user_id),
-    organizationId: BigInt(member.organization_id),
+    id: member.id,
+    userId: member.user_id === null ? undefined : member.user_id,
+    organizationId: member.organization_id,
     name: profile?.fullname,
     email: profile?.email ?? member.email ?? "",
-    invitationId: invitation ? BigInt(invitation.id) : undefined,
+    invitationId: invitation ? invitation.id : undefined,
     invitationCode: invitation?.code,
     avatarUrl: "",
     // E-mails of organization users are not changed through the organization.
@@ -68,15 +68,15 @@ function organizationUserMessage(
     inactive: member.inactive,
     joined: member.joined,
     role: roleOf(member),
-    groups: groups.map((g) => ({ groupId: BigInt(g.group_id), name: g.name })),
+    groups: groups.map((g) => ({ groupId: g.group_id, name: g.name })),
     workspaces: memberships.map((m) => ({
       admin: m.admin,
       inactive: !m.active,
       name: m.workspace_name,
       role: m.role,
-      workspaceId: BigInt(m.workspace_id),
+      workspaceId: m.workspace_id,
       workspaceName: m.workspace_name,
-      workspaceUserId: BigInt(m.id),
+      workspaceUserId: m.id,
     })),
     workspaceCount: BigInt(memberships.length),
     createdAt: stamp(createdAt),
@@ -92,10 +92,10 @@ export function organizationHandlers({ storage, clock, box, log }: AccountsKit) 
   const { db } = storage;
 
   /** The latest pending invitation of each listed user who has not joined, with its code (sealed: read back). */
-  async function invitationsOf(organization: number, rows: MemberListRow[]): Promise<Map<number, { id: number; code: string | undefined }>> {
+  async function invitationsOf(organization: bigint, rows: MemberListRow[]): Promise<Map<bigint, { id: bigint; code: string | undefined }>> {
     const invitees = new Map(rows.filter((r) => !r.member.joined).map((r) => [r.member.id, { userId: r.member.user_id, email: r.profile?.email ?? r.member.email ?? "" }]));
     const pending = await pendingInvitationsOf(db, organization, [...invitees.values()]);
-    const out = new Map<number, { id: number; code: string | undefined }>();
+    const out = new Map<bigint, { id: bigint; code: string | undefined }>();
     for (const [memberId, invitee] of invitees) {
       const latest = pending.filter((i) => invitationOf(i, invitee)).at(-1);
       if (latest) out.set(memberId, { id: latest.id, code: openCode(latest.code_sealed) });
@@ -117,7 +117,7 @@ export function organizationHandlers({ storage, clock, box, log }: AccountsKit) 
     router.service(OrganizationService, {
       async createOrganization(req, ctx) {
         const userId = requireUser(ctx);
-        const user = storageId(userId);
+        const user = rowId(userId);
         if (user === undefined) throw noAccess();
         const { name, workspaceName } = newOrganization(req);
         const now = clock.now();
@@ -141,13 +141,13 @@ export function organizationHandlers({ storage, clock, box, log }: AccountsKit) 
             updated_at: now,
           });
           const workspaceId = await insertWorkspace(trx, organization.id, workspaceName, now);
-          await emit(workspaceEvent("created", { workspace: (await workspaces.get(trx, organization.id, BigInt(workspaceId)))!, admin: true, role: "admin", premium: isPaid(organization) }, userId));
+          await emit(workspaceEvent("created", { workspace: (await workspaces.get(trx, organization.id, workspaceId))!, admin: true, role: "admin", premium: isPaid(organization) }, userId));
           const membership = await insertMembership(trx, { workspace_id: workspaceId, user_id: user, admin: true, role: "admin", active: true }, workspaceName);
           await defaultWorkspaceIfNone(trx, user, workspaceId);
           await emitMemberships(emit, "created", [membership], member, await userProfile(trx, user), userId, now);
           return { organization, workspaceId };
         });
-        return { id: BigInt(organization.id), name, workspaceId: BigInt(workspaceId), workspaceName };
+        return { id: organization.id, name, workspaceId, workspaceName };
       },
 
       async getOrganization(req, ctx) {
@@ -204,7 +204,7 @@ export function organizationHandlers({ storage, clock, box, log }: AccountsKit) 
         const ids = removalIds(req.delete);
         const now = clock.now();
         await changeRow(storage, organizations, { scope: scope.organization.id, id: req.organizationId, missing: noAccess }, async (organization, trx, emit) => {
-          const found = await membersForChange(trx, organization.id, ids.map(storageId).filter((id) => id !== undefined));
+          const found = await membersForChange(trx, organization.id, ids.map(rowId).filter((id) => id !== undefined));
           checkRemovable(ids, found);
           for (const member of found) {
             const profile = member.user_id === null ? undefined : await userProfile(trx, member.user_id);
@@ -219,8 +219,8 @@ export function organizationHandlers({ storage, clock, box, log }: AccountsKit) 
 
       async leaveOrganization(req, ctx) {
         const userId = requireUser(ctx);
-        const organizationId = storageId(req.organizationId);
-        const user = storageId(userId);
+        const organizationId = rowId(req.organizationId);
+        const user = rowId(userId);
         if (organizationId === undefined || user === undefined) throw notOrganizationMember();
         const now = clock.now();
         await changeRow(storage, organizations, { scope: organizationId, id: req.organizationId, missing: notOrganizationMember }, async (organization, trx, emit) => {
@@ -258,7 +258,7 @@ export function organizationHandlers({ storage, clock, box, log }: AccountsKit) 
       },
 
       async listMyOrganizations(_req, ctx) {
-        const user = storageId(requireUser(ctx));
+        const user = rowId(requireUser(ctx));
         const rows = user === undefined ? [] : await organizationsOf(db, user);
         return { organizations: rows.map((r) => organizationMessage(r.organization, r.member, r.users)) };
       },
@@ -267,7 +267,7 @@ export function organizationHandlers({ storage, clock, box, log }: AccountsKit) 
     router.service(OrganizationAdminService, {
       async setOrganizationPlan(req) {
         const missing = () => organizationNotFound(req.organizationId);
-        const id = storageId(req.organizationId);
+        const id = rowId(req.organizationId);
         if (id === undefined) throw missing();
         const pricingPlanId = pricingPlan(req.paid);
         await changeRow(storage, organizations, { scope: id, id: req.organizationId, missing }, (existing, trx) =>

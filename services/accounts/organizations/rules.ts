@@ -62,11 +62,11 @@ function positive(raw: string, name: string, fallback: number): number {
 }
 
 /** A comma list of ids (positive whole numbers, each below 2^53), or undefined when not given. */
-function idList(raw: string, name: string): number[] | undefined {
+function idList(raw: string, name: string): bigint[] | undefined {
   if (raw.trim() === "") return undefined;
   const items = raw.split(",").map((s) => s.trim());
   if (items.some((s) => !/^\d{1,16}$/.test(s) || Number(s) <= 0 || !Number.isSafeInteger(Number(s)))) throw queryValueInvalid(name);
-  return [...new Set(items.map(Number))];
+  return [...new Set(items.map((s) => BigInt(s)))];
 }
 
 /** The list's query parameters as the real API reads them: defaults, and its message for each bad value. */

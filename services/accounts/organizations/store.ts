@@ -1,3 +1,4 @@
+import { idBinding, readId } from "../../../lib/ids.js";
 import type { Knex } from "../../../lib/db.js";
 import { ScopedTable, likePattern } from "../../../lib/scoped-table.js";
 import { workspaces, type WorkspaceRow } from "../workspaces/store.js";
@@ -11,17 +12,17 @@ export interface MemberQuery {
   filter: string;
   statuses?: MemberStatus[];
   onlyAdmins: boolean;
-  groups?: number[];
-  workspaces?: number[];
+  groups?: bigint[];
+  workspaces?: bigint[];
   page: number;
   perPage: number;
   sortDir: "asc" | "desc";
 }
 
 export interface OrganizationRow {
-  id: number;
+  id: bigint;
   name: string;
-  owner_id: number;
+  owner_id: bigint;
   max_workspaces: number;
   /** 0 free, 1 paid (plan.ts PRICING_PLAN); set by operators only; the plan of every workspace of it. */
   pricing_plan_id: number;
@@ -32,16 +33,17 @@ export interface OrganizationRow {
 /** Organizations; an organization is its own scope (the scope column is its id). */
 export const organizations = new ScopedTable<OrganizationRow>({
   table: "organizations",
+  ids: "bigint",
   scope: "id",
   columns: { id: "id", name: "string", owner_id: "id", max_workspaces: "integer", pricing_plan_id: "integer", created_at: "date", updated_at: "date" },
   order: ["id"],
 });
 
 export interface OrganizationUserRow {
-  id: number;
-  organization_id: number;
+  id: bigint;
+  organization_id: bigint;
   /** Null for an invited address that has no account yet (`email` holds it). */
-  user_id: number | null;
+  user_id: bigint | null;
   /** The invited address while `user_id` is null (a pending invitee); null otherwise. */
   email: string | null;
   admin: boolean;
@@ -61,11 +63,12 @@ export interface OrganizationUserRow {
 }
 
 /** An organization user who has an account: every one but a pending invitee (an address invited before it signed up). */
-export type AccountMember = OrganizationUserRow & { user_id: number };
+export type AccountMember = OrganizationUserRow & { user_id: bigint };
 
 /** An organization's users (memberships, and pending invitees), each limited to its organization. */
 export const organizationUsers = new ScopedTable<OrganizationUserRow>({
   table: "organization_users",
+  ids: "bigint",
   scope: "organization_id",
   columns: {
     id: "id",
@@ -89,10 +92,10 @@ export const organizationUsers = new ScopedTable<OrganizationUserRow>({
 
 /** A user's membership of one workspace of an organization. */
 export interface MembershipRow {
-  id: number;
-  workspace_id: number;
+  id: bigint;
+  workspace_id: bigint;
   workspace_name: string;
-  user_id: number;
+  user_id: bigint;
   admin: boolean;
   role: string;
   active: boolean;
@@ -100,7 +103,7 @@ export interface MembershipRow {
 
 /** What an organization's lists show of a user's account. */
 export interface UserProfile {
-  id: number;
+  id: bigint;
   fullname: string;
   email: string;
   timezone: string;
@@ -108,10 +111,10 @@ export interface UserProfile {
 
 function membership(raw: Record<string, unknown>): MembershipRow {
   return {
-    id: Number(raw.id),
-    workspace_id: Number(raw.workspace_id),
+    id: readId(raw.id),
+    workspace_id: readId(raw.workspace_id),
     workspace_name: String(raw.workspace_name),
-    user_id: Number(raw.user_id),
+    user_id: readId(raw.user_id),
     admin: Boolean(raw.admin),
     role: String(raw.role),
     active: Boolean(raw.active),
@@ -119,43 +122,43 @@ function membership(raw: Record<string, unknown>): MembershipRow {
 }
 
 /** The user's row in the organization, whatever its state. */
-export async function memberOf(db: Knex, organization: number, userId: number): Promise<AccountMember | undefined> {
-  const raw = await organizationUsers.query(db, organization).andWhere("user_id", userId).first();
+export async function memberOf(db: Knex, organization: bigint, userId: bigint): Promise<AccountMember | undefined> {
+  const raw = await organizationUsers.query(db, organization).andWhere("user_id", idBinding(userId)).first();
   return raw ? (organizationUsers.read(raw) as AccountMember) : undefined;
 }
 
 /** The same, in a change's transaction, locked until it commits. */
-export async function memberForChange(trx: Knex.Transaction, organization: number, userId: number): Promise<AccountMember | undefined> {
-  const raw = await organizationUsers.query(trx, organization).andWhere("user_id", userId).first().forUpdate();
+export async function memberForChange(trx: Knex.Transaction, organization: bigint, userId: bigint): Promise<AccountMember | undefined> {
+  const raw = await organizationUsers.query(trx, organization).andWhere("user_id", idBinding(userId)).first().forUpdate();
   return raw ? (organizationUsers.read(raw) as AccountMember) : undefined;
 }
 
 /** The pending invitee of an address (invited, no account yet) in the organization, locked for a change. */
-export async function inviteeForChange(trx: Knex.Transaction, organization: number, email: string): Promise<OrganizationUserRow | undefined> {
+export async function inviteeForChange(trx: Knex.Transaction, organization: bigint, email: string): Promise<OrganizationUserRow | undefined> {
   const raw = await organizationUsers.query(trx, organization).whereNull("user_id").andWhere("email", email).first().forUpdate();
   return raw ? organizationUsers.read(raw) : undefined;
 }
 
 /** The organization's users of these ids (those it has), locked for a change. */
-export async function membersForChange(trx: Knex.Transaction, organization: number, ids: number[]): Promise<OrganizationUserRow[]> {
+export async function membersForChange(trx: Knex.Transaction, organization: bigint, ids: bigint[]): Promise<OrganizationUserRow[]> {
   if (ids.length === 0) return [];
-  return (await organizationUsers.query(trx, organization).whereIn("id", ids).forUpdate()).map((raw: Record<string, unknown>) => organizationUsers.read(raw));
+  return (await organizationUsers.query(trx, organization).whereIn("id", ids.map(idBinding)).forUpdate()).map((raw: Record<string, unknown>) => organizationUsers.read(raw));
 }
 
 /** How many users (joined, invited, inactive; pending invitees too) the organization has. */
-export async function userCount(db: Knex, organization: number): Promise<number> {
+export async function userCount(db: Knex, organization: bigint): Promise<number> {
   const [{ n }] = await organizationUsers.query(db, organization).count({ n: "*" });
   return Number(n);
 }
 
 /** How many of the organization's users hold a seat: all but the deactivated (invited ones and pending invitees too). */
-export async function activeSeats(db: Knex, organization: number): Promise<number> {
+export async function activeSeats(db: Knex, organization: bigint): Promise<number> {
   const [{ n }] = await organizationUsers.query(db, organization).andWhere("inactive", false).count({ n: "*" });
   return Number(n);
 }
 
 /** The organizations the user is a joined, active member of, with the membership, by name. */
-export async function organizationsOf(db: Knex, userId: number): Promise<{ organization: OrganizationRow; member: OrganizationUserRow; users: number }[]> {
+export async function organizationsOf(db: Knex, userId: bigint): Promise<{ organization: OrganizationRow; member: OrganizationUserRow; users: number }[]> {
   const rows: Record<string, unknown>[] = await db("organizations as o")
     .join("organization_users as ou", "ou.organization_id", "o.id")
     .where({ "ou.user_id": userId, "ou.joined": true, "ou.inactive": false })
@@ -163,11 +166,11 @@ export async function organizationsOf(db: Knex, userId: number): Promise<{ organ
     .orderBy("o.id")
     .select("o.*", "ou.id as member_id");
   if (rows.length === 0) return [];
-  const ids = rows.map((r) => Number(r.id));
-  const members = (await db(organizationUsers.table).whereIn("organization_id", ids).andWhere("user_id", userId)).map((r: Record<string, unknown>) => organizationUsers.read(r));
-  const counts = new Map<number, number>(
-    (await db(organizationUsers.table).whereIn("organization_id", ids).groupBy("organization_id").select("organization_id").count({ n: "*" })).map(
-      (r: Record<string, unknown>) => [Number(r.organization_id), Number(r.n)],
+  const ids = rows.map((r) => readId(r.id));
+  const members = (await db(organizationUsers.table).whereIn("organization_id", ids.map(idBinding)).andWhere("user_id", idBinding(userId))).map((r: Record<string, unknown>) => organizationUsers.read(r));
+  const counts = new Map<bigint, number>(
+    (await db(organizationUsers.table).whereIn("organization_id", ids.map(idBinding)).groupBy("organization_id").select("organization_id").count({ n: "*" })).map(
+      (r: Record<string, unknown>) => [readId(r.organization_id), Number(r.n)],
     ),
   );
   return rows.map((raw) => {
@@ -177,9 +180,9 @@ export async function organizationsOf(db: Knex, userId: number): Promise<{ organ
 }
 
 /** The ones of `ids` that are workspaces of the organization. */
-export async function workspacesAmong(db: Knex, organization: number, ids: number[]): Promise<number[]> {
+export async function workspacesAmong(db: Knex, organization: bigint, ids: bigint[]): Promise<bigint[]> {
   if (ids.length === 0) return [];
-  return (await workspaces.query(db, organization).whereIn("id", ids).pluck("id")).map(Number);
+  return (await workspaces.query(db, organization).whereIn("id", ids.map(idBinding)).pluck("id")).map(readId);
 }
 
 const STATUS_CONDITIONS: Record<MemberStatus, { joined: boolean; inactive?: boolean }> = {
@@ -199,7 +202,7 @@ export interface MemberListRow {
  * invitee, who has none, on its address), and how many match in all. Name or address filters
  * everyone; a pending invitee is in no workspace or group yet.
  */
-export async function memberPage(db: Knex, organization: number, query: MemberQuery): Promise<{ rows: MemberListRow[]; total: number }> {
+export async function memberPage(db: Knex, organization: bigint, query: MemberQuery): Promise<{ rows: MemberListRow[]; total: number }> {
   const ou = organizationUsers.table;
   const q = organizationUsers.query(db, organization).leftJoin("users as u", "u.id", `${ou}.user_id`);
   if (query.filter) {
@@ -216,12 +219,12 @@ export async function memberPage(db: Knex, organization: number, query: MemberQu
   if (query.groups && query.groups.length > 0) {
     const ids = query.groups;
     q.whereExists((e) =>
-      e.select(db.raw("1")).from("group_users as gu").join("groups as g", "g.id", "gu.group_id").whereRaw(`gu.user_id = ${ou}.user_id`).andWhere("g.organization_id", organization).whereIn("g.id", ids),
+      e.select(db.raw("1")).from("group_users as gu").join("groups as g", "g.id", "gu.group_id").whereRaw(`gu.user_id = ${ou}.user_id`).andWhere("g.organization_id", idBinding(organization)).whereIn("g.id", ids.map(idBinding)),
     );
   }
   if (query.workspaces && query.workspaces.length > 0) {
     const ids = query.workspaces;
-    q.whereExists((e) => e.select(db.raw("1")).from("workspace_users as wu").whereRaw(`wu.user_id = ${ou}.user_id`).whereIn("wu.workspace_id", ids));
+    q.whereExists((e) => e.select(db.raw("1")).from("workspace_users as wu").whereRaw(`wu.user_id = ${ou}.user_id`).whereIn("wu.workspace_id", ids.map(idBinding)));
   }
   const [{ n }] = await q.clone().count({ n: "*" });
   const total = Number(n);
@@ -239,75 +242,75 @@ export async function memberPage(db: Knex, organization: number, query: MemberQu
       profile:
         raw.user_id === null || raw.profile_email === null
           ? undefined
-          : { id: Number(raw.user_id), fullname: String(raw.profile_fullname), email: String(raw.profile_email), timezone: String(raw.profile_timezone) },
+          : { id: readId(raw.user_id), fullname: String(raw.profile_fullname), email: String(raw.profile_email), timezone: String(raw.profile_timezone) },
     })),
     total,
   };
 }
 
 /** The ones of `ids` that are groups of the organization. */
-export async function groupsAmong(db: Knex, organization: number, ids: number[]): Promise<number[]> {
+export async function groupsAmong(db: Knex, organization: bigint, ids: bigint[]): Promise<bigint[]> {
   if (ids.length === 0) return [];
-  return (await db("groups").where("organization_id", organization).whereIn("id", ids).pluck("id")).map(Number);
+  return (await db("groups").where("organization_id", idBinding(organization)).whereIn("id", ids.map(idBinding)).pluck("id")).map(readId);
 }
 
 /** The groups (of the organization) of each of the users, by group name. */
-export async function groupsOfUsers(db: Knex, organization: number, userIds: number[]): Promise<{ user_id: number; group_id: number; name: string }[]> {
+export async function groupsOfUsers(db: Knex, organization: bigint, userIds: bigint[]): Promise<{ user_id: bigint; group_id: bigint; name: string }[]> {
   if (userIds.length === 0) return [];
   const raws: Record<string, unknown>[] = await db("group_users as gu")
     .join("groups as g", "g.id", "gu.group_id")
-    .where("g.organization_id", organization)
-    .whereIn("gu.user_id", userIds)
+    .where("g.organization_id", idBinding(organization))
+    .whereIn("gu.user_id", userIds.map(idBinding))
     .orderByRaw("LOWER(g.name)")
     .orderBy("g.id")
     .select("gu.user_id", "g.id as group_id", "g.name");
-  return raws.map((r) => ({ user_id: Number(r.user_id), group_id: Number(r.group_id), name: String(r.name) }));
+  return raws.map((r) => ({ user_id: readId(r.user_id), group_id: readId(r.group_id), name: String(r.name) }));
 }
 
 /** The workspace memberships in the organization of each of the users, by workspace name. */
-export async function membershipsIn(db: Knex, organization: number, userIds: number[]): Promise<MembershipRow[]> {
+export async function membershipsIn(db: Knex, organization: bigint, userIds: bigint[]): Promise<MembershipRow[]> {
   if (userIds.length === 0) return [];
   const raws: Record<string, unknown>[] = await db("workspace_users as wu")
     .join("workspaces as w", "w.id", "wu.workspace_id")
-    .where("w.organization_id", organization)
-    .whereIn("wu.user_id", userIds)
+    .where("w.organization_id", idBinding(organization))
+    .whereIn("wu.user_id", userIds.map(idBinding))
     .orderByRaw("LOWER(w.name)")
     .orderBy("w.id")
     .select("wu.id", "wu.workspace_id", "w.name as workspace_name", "wu.user_id", "wu.admin", "wu.role", "wu.active");
   return raws.map(membership);
 }
 
-export async function userProfile(db: Knex, userId: number): Promise<UserProfile> {
+export async function userProfile(db: Knex, userId: bigint): Promise<UserProfile> {
   const raw = await db("users").where({ id: userId }).first("id", "fullname", "email", "timezone");
-  return { id: Number(raw.id), fullname: String(raw.fullname), email: String(raw.email), timezone: String(raw.timezone) };
+  return { id: readId(raw.id), fullname: String(raw.fullname), email: String(raw.email), timezone: String(raw.timezone) };
 }
 
 /** How many workspaces the user is a member of (the per-user limit), its account locked against a concurrent count. */
-export async function workspaceCountForChange(trx: Knex.Transaction, userId: number): Promise<number> {
+export async function workspaceCountForChange(trx: Knex.Transaction, userId: bigint): Promise<number> {
   await trx("users").where({ id: userId }).forUpdate().first("id");
   const [{ n }] = await trx("workspace_users").where({ user_id: userId }).count({ n: "*" });
   return Number(n);
 }
 
 /** A new workspace of the organization, with the settings' initial values (the column defaults). */
-export async function insertWorkspace(trx: Knex.Transaction, organization: number, name: string, now: Date): Promise<number> {
+export async function insertWorkspace(trx: Knex.Transaction, organization: bigint, name: string, now: Date): Promise<bigint> {
   const [id] = await trx(workspaces.table).insert({ organization_id: organization, name, created_at: now, updated_at: now });
-  return Number(id);
+  return readId(id);
 }
 
 export async function insertMembership(trx: Knex.Transaction, row: Omit<MembershipRow, "id" | "workspace_name">, workspaceName: string): Promise<MembershipRow> {
   const [id] = await trx("workspace_users").insert({ workspace_id: row.workspace_id, user_id: row.user_id, admin: row.admin, role: row.role, active: row.active });
-  return { ...row, id: Number(id), workspace_name: workspaceName };
+  return { ...row, id: readId(id), workspace_name: workspaceName };
 }
 
 /** A user with no default workspace (sign-up sets one; leaving can clear it) gets this one. */
-export async function defaultWorkspaceIfNone(trx: Knex.Transaction, userId: number, workspaceId: number): Promise<void> {
+export async function defaultWorkspaceIfNone(trx: Knex.Transaction, userId: bigint, workspaceId: bigint): Promise<void> {
   await trx("users").where({ id: userId }).whereNull("default_workspace_id").update({ default_workspace_id: workspaceId });
 }
 
 /** The memberships of the user's workspaces in the organization may act (or not) from now on. */
 export async function setMembershipsActive(trx: Knex.Transaction, memberships: MembershipRow[], active: boolean): Promise<MembershipRow[]> {
-  if (memberships.length > 0) await trx("workspace_users").whereIn("id", memberships.map((m) => m.id)).update({ active });
+  if (memberships.length > 0) await trx("workspace_users").whereIn("id", memberships.map((m) => idBinding(m.id))).update({ active });
   return memberships.map((m) => ({ ...m, active }));
 }
 
@@ -322,7 +325,7 @@ export async function removeMember(trx: Knex.Transaction, member: OrganizationUs
     return [];
   }
   const removed = await membershipsIn(trx, member.organization_id, [member.user_id]);
-  if (removed.length > 0) await trx("workspace_users").whereIn("id", removed.map((m) => m.id)).delete();
+  if (removed.length > 0) await trx("workspace_users").whereIn("id", removed.map((m) => idBinding(m.id))).delete();
   await organizationUsers.delete(trx, member);
   await leaveGroups(trx, member.organization_id, member.user_id);
   const gone = removed.map((m) => m.workspace_id);
@@ -330,8 +333,8 @@ export async function removeMember(trx: Knex.Transaction, member: OrganizationUs
     const next = await trx("workspace_users").where({ user_id: member.user_id, active: true }).orderBy("workspace_id").first("workspace_id");
     await trx("users")
       .where({ id: member.user_id })
-      .whereIn("default_workspace_id", gone)
-      .update({ default_workspace_id: next ? Number(next.workspace_id) : null });
+      .whereIn("default_workspace_id", gone.map(idBinding))
+      .update({ default_workspace_id: next ? readId(next.workspace_id) : null });
   }
   return removed;
 }
@@ -339,7 +342,7 @@ export async function removeMember(trx: Knex.Transaction, member: OrganizationUs
 /** Deletes an organization that has no users left, with its workspaces and whatever memberships they hold; answers the workspaces. */
 export async function deleteOrganization(trx: Knex.Transaction, organization: OrganizationRow): Promise<WorkspaceRow[]> {
   const gone = await workspaces.list(trx, organization.id);
-  if (gone.length > 0) await trx("workspace_users").whereIn("workspace_id", gone.map((w) => w.id)).delete();
+  if (gone.length > 0) await trx("workspace_users").whereIn("workspace_id", gone.map((w) => idBinding(w.id))).delete();
   await workspaces.query(trx, organization.id).delete();
   await organizationUsers.query(trx, organization.id).delete();
   await deleteGroups(trx, organization.id);

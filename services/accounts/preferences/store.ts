@@ -2,7 +2,7 @@ import { dbDate, type Knex } from "../../../lib/db.js";
 import type { StoredPreferences } from "./rules.js";
 
 interface PreferencesRow {
-  user_id: number;
+  user_id: bigint;
   overrides: string;
   alpha_features: string;
   updated_at: Date;
@@ -22,7 +22,7 @@ function read(row: PreferencesRow | undefined): UserPreferences {
 
 /** The `preferences` table: one row per user who changed anything. */
 export const preferencesStore = {
-  async read(db: Knex, userId: number): Promise<UserPreferences> {
+  async read(db: Knex, userId: bigint): Promise<UserPreferences> {
     return read(await db<PreferencesRow>("preferences").where({ user_id: userId }).first());
   },
 
@@ -31,13 +31,13 @@ export const preferencesStore = {
    * always exists: two first changes of one user would otherwise both find no row and deadlock on
    * the gap where it goes.
    */
-  async readForChange(trx: Knex.Transaction, userId: number): Promise<UserPreferences> {
+  async readForChange(trx: Knex.Transaction, userId: bigint): Promise<UserPreferences> {
     await trx("users").where({ id: userId }).forUpdate().first("id");
     return read(await trx<PreferencesRow>("preferences").where({ user_id: userId }).forUpdate().first());
   },
 
   /** Stores the user's preferences after `before`, read with readForChange. */
-  async write(trx: Knex.Transaction, userId: number, before: UserPreferences, after: StoredPreferences, now: Date): Promise<void> {
+  async write(trx: Knex.Transaction, userId: bigint, before: UserPreferences, after: StoredPreferences, now: Date): Promise<void> {
     const values = { overrides: JSON.stringify(after.overrides), alpha_features: JSON.stringify(after.features), updated_at: now };
     if (before.updatedAt) await trx("preferences").where({ user_id: userId }).update(values);
     else await trx("preferences").insert({ user_id: userId, ...values });

@@ -17,7 +17,7 @@ export interface WorkspaceRateEntity {
 }
 
 /** The entity a rate names, locked for the change: the path's workspace, or one of its memberships; undefined when gone. */
-async function lockedEntity(trx: Knex.Transaction, key: RateKey): Promise<WorkspaceRateEntity | undefined> {
+async function lockedEntity(trx: Knex.Transaction, key: RateKey<bigint>): Promise<WorkspaceRateEntity | undefined> {
   const workspace = await workspaceByIdForChange(trx, key.workspace);
   if (!workspace) return undefined;
   if (key.level === "workspace") return key.levelId === workspace.id ? { workspace } : undefined;
@@ -26,14 +26,14 @@ async function lockedEntity(trx: Knex.Transaction, key: RateKey): Promise<Worksp
 }
 
 /** The same for a new rate: a missing entity is the route's 400. */
-export async function entityForChange(trx: Knex.Transaction, key: RateKey): Promise<WorkspaceRateEntity> {
+export async function entityForChange(trx: Knex.Transaction, key: RateKey<bigint>): Promise<WorkspaceRateEntity> {
   const entity = await lockedEntity(trx, key);
   if (!entity) throw key.level === "workspace" ? rateWorkspaceInvalid() : rateWorkspaceUserMissing();
   return entity;
 }
 
 /** The same without locks, for a list. */
-export async function checkEntity(db: Knex, key: RateKey): Promise<void> {
+export async function checkEntity(db: Knex, key: RateKey<bigint>): Promise<void> {
   const workspace = await workspaceById(db, key.workspace);
   if (key.level === "workspace") {
     if (!workspace || key.levelId !== workspace.id) throw rateWorkspaceInvalid();
@@ -51,7 +51,7 @@ export async function checkEntity(db: Knex, key: RateKey): Promise<void> {
  * A workspace has no labor cost: such rates are history only; a rate of a workspace user since
  * removed is marked applied and changes nothing. `actor` is the change's user.
  */
-export async function applyWorkspaceRate(trx: Knex.Transaction, emit: Emit, key: RateKey, actor: number, now: Date): Promise<void> {
+export async function applyWorkspaceRate(trx: Knex.Transaction, emit: Emit, key: RateKey<bigint>, actor: bigint, now: Date): Promise<void> {
   // The entity first, then its rates: the order a new rate locks them in.
   const entity = await lockedEntity(trx, key);
   const current = await workspaceRateHistory.begin(trx, key, now);
@@ -60,7 +60,7 @@ export async function applyWorkspaceRate(trx: Knex.Transaction, emit: Emit, key:
   if (key.level === "workspace") {
     if (key.type !== "billable_rates" || workspace.default_hourly_rate === current.amount) return;
     const updated = await workspaces.update(trx, workspace, { default_hourly_rate: current.amount, rate_last_updated: now, updated_at: now });
-    await emit(workspaceEvent("updated", await seenBy(trx, updated, actor), BigInt(actor)));
+    await emit(workspaceEvent("updated", await seenBy(trx, updated, actor), actor));
     return;
   }
   if (!membership) return;
@@ -72,13 +72,13 @@ export async function applyWorkspaceRate(trx: Knex.Transaction, emit: Emit, key:
   const changes = billable ? { rate: amount, rate_last_updated: now } : { labour_cost: amount };
   const updated = await organizationUsers.update(trx, member, { ...changes, updated_at: now });
   const memberships = await membershipsIn(trx, workspace.organization_id, [membership.user_id]);
-  await emitMemberships(emit, "updated", memberships, updated, await userProfile(trx, membership.user_id), BigInt(actor), now);
+  await emitMemberships(emit, "updated", memberships, updated, await userProfile(trx, membership.user_id), actor, now);
 }
 
 /** The workspace as the actor sees it (as the workspace's events show it); a former member sees it as a member. */
-async function seenBy(trx: Knex.Transaction, workspace: WorkspaceRow, actor: number): Promise<MemberWorkspace> {
+async function seenBy(trx: Knex.Transaction, workspace: WorkspaceRow, actor: bigint): Promise<MemberWorkspace> {
   const seen = await memberWorkspace(trx, actor, workspace.id);
   if (seen) return seen;
-  const organization = await organizations.get(trx, workspace.organization_id, BigInt(workspace.organization_id));
+  const organization = await organizations.get(trx, workspace.organization_id, workspace.organization_id);
   return { workspace, admin: false, role: "user", premium: organization ? isPaid(organization) : false };
 }

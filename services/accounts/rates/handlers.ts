@@ -1,7 +1,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { WorkspaceRateService } from "../../../gen/accounts/v1/rates_pb.js";
-import { storageId } from "../../../lib/ids.js";
+import { rowId } from "../../../lib/ids.js";
 import { isRateChangeMode } from "../../../lib/rate-change-modes.js";
 import { rateMessage, type RateKey } from "../../../lib/rate-history.js";
 import type { AccountsKit } from "../kit.js";
@@ -10,16 +10,16 @@ import { applyWorkspaceRate, checkEntity, entityForChange } from "./apply.js";
 import { workspaceRateHistory, type WorkspaceRateRow } from "./store.js";
 
 /** The entity and type a request names (the tracking service checked them for its caller). */
-function rateKey(req: { workspaceId: bigint; level: string; levelId: bigint; type: string }): RateKey {
+function rateKey(req: { workspaceId: bigint; level: string; levelId: bigint; type: string }): RateKey<bigint> {
   if (req.level !== "workspace" && req.level !== "workspace_user") throw workspaceRateRequestInvalid("level");
   if (req.type !== "billable_rates" && req.type !== "labor_costs") throw workspaceRateRequestInvalid("type");
-  const workspace = storageId(req.workspaceId);
+  const workspace = rowId(req.workspaceId);
   if (workspace === undefined) throw workspaceRateRequestInvalid("workspace_id");
   // An id no row can have finds nothing: the level's 400.
-  return { workspace, level: req.level, levelId: storageId(req.levelId) ?? 0, type: req.type };
+  return { workspace, level: req.level, levelId: rowId(req.levelId) ?? 0n, type: req.type };
 }
 
-const workspaceRateMessage = (row: WorkspaceRateRow) => rateMessage(row, { workspaceUserId: row.level === "workspace_user" ? BigInt(row.level_id) : undefined });
+const workspaceRateMessage = (row: WorkspaceRateRow) => rateMessage(row, { workspaceUserId: row.level === "workspace_user" ? row.level_id : undefined });
 
 /** Rates of workspaces and workspace users, for the tracking service's RateService. */
 export function workspaceRateHandlers({ storage, clock }: AccountsKit) {
@@ -32,7 +32,7 @@ export function workspaceRateHandlers({ storage, clock }: AccountsKit) {
         const start = req.start ? timestampDate(req.start) : undefined;
         if (mode === null && start === undefined) throw workspaceRateRequestInvalid("mode or start");
         if (!(req.amount > 0)) throw workspaceRateRequestInvalid("amount");
-        const creator = storageId(req.creatorId);
+        const creator = rowId(req.creatorId);
         if (creator === undefined) throw workspaceRateRequestInvalid("creator_id");
         const now = clock.now();
         await storage.change(async (trx, emit) => {

@@ -1,6 +1,6 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { ReferenceDataService } from "../../../gen/accounts/v1/lookups_pb.js";
-import { storageId } from "../../../lib/ids.js";
+import { rowId } from "../../../lib/ids.js";
 import type { AccountsKit } from "../kit.js";
 import { memberWorkspaceScope } from "../access.js";
 import { countryNotFound } from "../errors.js";
@@ -16,8 +16,8 @@ export function referenceDataHandlers({ clock }: AccountsKit) {
       },
 
       async listCountrySubdivisions(req) {
-        const id = storageId(req.countryId);
-        const country = id === undefined ? undefined : countryById(id);
+        const id = rowId(req.countryId);
+        const country = id === undefined ? undefined : countryById(Number(id));
         if (!country) throw countryNotFound();
         return { subdivisions: subdivisionMessages(country) };
       },

@@ -4,7 +4,7 @@ import { RoleSchema, RoleService, UserRoleSchema, type Role, type UserRole } fro
 import { scopeOf } from "../../../lib/access.js";
 import type { Knex } from "../../../lib/db.js";
 import { noAccess } from "../../../lib/errors.js";
-import { storageId } from "../../../lib/ids.js";
+import { compareIds, idBinding, rowId } from "../../../lib/ids.js";
 import { changeRow } from "../../../lib/resource-kit.js";
 import type { AccountsKit } from "../kit.js";
 import { organizationScope, type OrganizationScope } from "../access.js";
@@ -27,7 +27,7 @@ function systemRoleMessage(r: SystemRole): Role {
 }
 
 function roleMessage(r: RoleRow, permissions: readonly number[]): Role {
-  return create(RoleSchema, { roleId: BigInt(r.id), organizationId: BigInt(r.organization_id), code: r.code, name: r.name, description: r.description, entity: r.entity, permissions: permissionMessages(permissions) });
+  return create(RoleSchema, { roleId: r.id, organizationId: r.organization_id, code: r.code, name: r.name, description: r.description, entity: r.entity, permissions: permissionMessages(permissions) });
 }
 
 async function roleMessages(db: Knex, rows: RoleRow[]): Promise<Role[]> {
@@ -36,8 +36,8 @@ async function roleMessages(db: Knex, rows: RoleRow[]): Promise<Role[]> {
 }
 
 /** A role of the organization by id: a system role, or one of its own; anything else is refused. */
-async function roleOfOrganization(db: Knex, organization: number, id: bigint): Promise<Role> {
-  const system = storageId(id) === undefined ? undefined : systemRoleById(Number(id));
+async function roleOfOrganization(db: Knex, organization: bigint, id: bigint): Promise<Role> {
+  const system = rowId(id) === undefined ? undefined : systemRoleById(Number(id));
   if (system) return systemRoleMessage(system);
   const row = await roles.get(db, organization, id);
   if (!row) throw roleIdInvalid();
@@ -45,32 +45,33 @@ async function roleOfOrganization(db: Knex, organization: number, id: bigint): P
 }
 
 /** The system roles, then the organization's own by name. */
-async function rolesOfOrganization(db: Knex, organization: number): Promise<Role[]> {
+async function rolesOfOrganization(db: Knex, organization: bigint): Promise<Role[]> {
   return [...SYSTEM_ROLES.map(systemRoleMessage), ...(await roleMessages(db, await roles.list(db, organization)))];
 }
 
 const userRoleMessage = (r: UserRoleRow): UserRole =>
   create(UserRoleSchema, {
     isActive: r.is_active,
-    organizationId: BigInt(r.organization_id),
-    userId: BigInt(r.user_id),
-    roleId: BigInt(r.role_id),
-    workspaceId: r.workspace_id ? BigInt(r.workspace_id) : undefined,
-    projectId: r.project_id ? BigInt(r.project_id) : undefined,
+    organizationId: r.organization_id,
+    userId: r.user_id,
+    roleId: r.role_id,
+    workspaceId: r.workspace_id ? r.workspace_id : undefined,
+    projectId: r.project_id ? r.project_id : undefined,
   });
 
 /** Each organization user's system role (its admin flag and role), active while it may act there. */
-async function systemAssignments(db: Knex, organization: number, where: { userIds?: number[]; codes?: string[] }): Promise<UserRoleRow[]> {
+async function systemAssignments(db: Knex, organization: bigint, where: { userIds?: bigint[]; codes?: string[] }): Promise<UserRoleRow[]> {
   const q = organizationUsers.query(db, organization).whereNotNull("user_id");
-  if (where.userIds) q.whereIn("user_id", where.userIds);
+  if (where.userIds) q.whereIn("user_id", where.userIds.map(idBinding));
   const rows = (await q.orderBy("user_id")).map((raw: Record<string, unknown>) => organizationUsers.read(raw)) as OrganizationUserRow[];
   return rows
     .map((m) => ({ member: m, role: systemRoleByCode(roleOf(m))! }))
     .filter(({ role }) => !where.codes || where.codes.includes(role.code))
-    .map(({ member, role }) => ({ organization_id: organization, user_id: member.user_id!, role_id: role.role_id, workspace_id: 0, project_id: 0, is_active: mayAct(member) }));
+    .map(({ member, role }) => ({ organization_id: organization, user_id: member.user_id!, role_id: BigInt(role.role_id), workspace_id: 0n, project_id: 0n, is_active: mayAct(member) }));
 }
 
-const byUser = (a: UserRoleRow, b: UserRoleRow) => a.user_id - b.user_id || a.role_id - b.role_id || a.workspace_id - b.workspace_id || a.project_id - b.project_id;
+const byUser = (a: UserRoleRow, b: UserRoleRow) =>
+  compareIds(a.user_id, b.user_id) || compareIds(a.role_id, b.role_id) || compareIds(a.workspace_id, b.workspace_id) || compareIds(a.project_id, b.project_id);
 
 /** Roles and permissions (REST): the catalog, system roles, an organization's own roles and who holds them. */
 export function roleHandlers({ storage, clock }: AccountsKit) {
@@ -82,7 +83,7 @@ export function roleHandlers({ storage, clock }: AccountsKit) {
     return organizationScope(ctx);
   };
 
-  const audit = (trx: Knex.Transaction, scope: OrganizationScope, entityType: string, entityId: number, action: string, details?: unknown) =>
+  const audit = (trx: Knex.Transaction, scope: OrganizationScope, entityType: string, entityId: bigint, action: string, details?: unknown) =>
     recordAudit(trx, [ownChange({ organization_id: scope.organization.id, workspace_id: null, entity_type: entityType, entity_id: String(entityId), action, user_id: scope.user, occurred_at: clock.now(), details })]);
 
   return (router: ConnectRouter) => {
@@ -106,8 +107,8 @@ export function roleHandlers({ storage, clock }: AccountsKit) {
           return { role: systemRoleMessage(system) };
         }
         // Another organization's roles do not exist for the caller.
-        const organization = storageId(req.organizationId);
-        const member = organization === undefined ? undefined : await memberOf(db, organization, Number(scopeOf<bigint>(ctx)));
+        const organization = rowId(req.organizationId);
+        const member = organization === undefined ? undefined : await memberOf(db, organization, scopeOf<bigint>(ctx));
         if (organization === undefined || !member || !mayAct(member)) throw roleNotFound();
         const system = systemRoleByCode(code);
         if (system) return { role: systemRoleMessage(system) };
@@ -150,7 +151,7 @@ export function roleHandlers({ storage, clock }: AccountsKit) {
 
       async updateOrganizationRole(req, ctx) {
         const scope = scoped(req, ctx);
-        if (storageId(req.roleId) !== undefined && systemRoleById(Number(req.roleId))) throw systemRoleUnchangeable();
+        if (rowId(req.roleId) !== undefined && systemRoleById(Number(req.roleId))) throw systemRoleUnchangeable();
         const name = req.name === undefined ? undefined : roleName(req.name);
         const entity = req.entity === undefined ? undefined : roleEntity(req.entity);
         let permissions: number[] | undefined;
@@ -174,7 +175,7 @@ export function roleHandlers({ storage, clock }: AccountsKit) {
 
       async deleteOrganizationRole(req, ctx) {
         const scope = scoped(req, ctx);
-        if (storageId(req.roleId) !== undefined && systemRoleById(Number(req.roleId))) throw systemRoleUnchangeable();
+        if (rowId(req.roleId) !== undefined && systemRoleById(Number(req.roleId))) throw systemRoleUnchangeable();
         await changeRow(storage, roles, { scope: scope.organization.id, id: req.roleId, missing: roleIdInvalid }, async (existing, trx) => {
           await unassignRole(trx, scope.organization.id, existing.id);
           await setPermissions(trx, existing.id, []);
@@ -195,7 +196,7 @@ export function roleHandlers({ storage, clock }: AccountsKit) {
             const row = await roles.insert(trx, { organization_id: scope.organization.id, code, name: source.name, description: source.description, entity: source.entity, created_at: now, updated_at: now });
             const permissions = source.permissions.map((p) => Number(p.permissionId));
             await setPermissions(trx, row.id, permissions);
-            await audit(trx, scope, "role", row.id, "created", { code, duplicate_of: Number(source.roleId) });
+            await audit(trx, scope, "role", row.id, "created", { code, duplicate_of: source.roleId });
             return roleMessage(row, permissions);
           },
           { onDuplicate: roleCodeTaken },
@@ -217,11 +218,11 @@ export function roleHandlers({ storage, clock }: AccountsKit) {
         if (req.roleIds.length === 0) throw roleIdsMissing();
         const organization = scope.organization.id;
         const codes: string[] = [];
-        const own: number[] = [];
+        const own: bigint[] = [];
         for (const id of req.roleIds) {
-          const system = storageId(id) === undefined ? undefined : systemRoleById(Number(id));
+          const system = rowId(id) === undefined ? undefined : systemRoleById(Number(id));
           if (system) codes.push(system.code);
-          else if (await roles.get(db, organization, id)) own.push(Number(id));
+          else if (await roles.get(db, organization, id)) own.push(id);
           else throw roleOfIdInvalid(id);
         }
         const rows = [...(codes.length ? await systemAssignments(db, organization, { codes }) : []), ...(own.length ? await assignments(db, organization, { roleIds: own }) : [])];
@@ -230,27 +231,27 @@ export function roleHandlers({ storage, clock }: AccountsKit) {
 
       async assignRoles(req, ctx) {
         checkProduct(req.productId);
-        const caller = Number(scopeOf<bigint>(ctx));
+        const caller = scopeOf<bigint>(ctx);
         if (req.roles.length === 0) throw entityRolesMissing();
         const now = clock.now();
         const assigned = await storage.change(
           async (trx) => {
             const rows: UserRoleRow[] = [];
             for (const entry of req.roles) {
-              const organization = storageId(entry.organizationId);
+              const organization = rowId(entry.organizationId);
               if (entry.organizationId === 0n) throw entityRoleOrganizationMissing();
               // Only an admin of the entry's organization assigns its roles; any other organization is refused alike.
               const admin = organization === undefined ? undefined : await memberOf(trx, organization, caller);
               if (organization === undefined || !admin || !mayAct(admin) || !admin.admin) throw noAccess();
               if (entry.userId === 0n) throw entityRoleUserMissing();
-              const user = storageId(entry.userId);
+              const user = rowId(entry.userId);
               const member = user === undefined ? undefined : await memberOf(trx, organization, user);
-              if (user === undefined || !member) throw entityRoleUserInvalid(Number(entry.userId), organization);
-              if (storageId(entry.roleId) !== undefined && systemRoleById(Number(entry.roleId))) throw systemRoleAssigned();
+              if (user === undefined || !member) throw entityRoleUserInvalid(Number(entry.userId), organization); // the id as the message has always printed it (a double)
+              if (rowId(entry.roleId) !== undefined && systemRoleById(Number(entry.roleId))) throw systemRoleAssigned();
               const role = await roles.get(trx, organization, entry.roleId);
               if (!role) throw roleOfIdInvalid(entry.roleId);
-              const workspace = storageId(entry.workspaceId) ?? 0;
-              const project = storageId(entry.projectId) ?? 0;
+              const workspace = rowId(entry.workspaceId) ?? 0n;
+              const project = rowId(entry.projectId) ?? 0n;
               if (role.entity === "organization" && (entry.workspaceId !== 0n || entry.projectId !== 0n)) throw organizationRoleScoped();
               if (role.entity !== "organization" && !workspace) throw roleEntityNeeds(role.entity, "workspace_id");
               if (role.entity === "project" && !project) throw roleEntityNeeds(role.entity, "project_id");

@@ -1,5 +1,6 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 import { productInvalid, permissionIdInvalid, permissionsInvalid, roleCodeInvalid, roleCodeMissing, roleEntityInvalid, roleNameMissing } from "../errors.js";
+import { rowId } from "../../../lib/ids.js";
 import { permissionById, ROLE_ENTITIES, TRACK_PRODUCT_ID, type RoleEntity } from "./catalog.js";
 
 /** The product of the path: only time tracking exists here. */
@@ -41,6 +42,6 @@ export function permissionIds(list: JsonValue[]): number[] {
 }
 
 /** Ids given in a body: positive, safe, each once, in the order given. */
-export function idsGiven(ids: readonly bigint[]): number[] {
-  return [...new Set(ids.filter((id) => id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER)).map(Number))];
+export function idsGiven(ids: readonly bigint[]): bigint[] {
+  return [...new Set(ids.filter((id) => rowId(id) !== undefined))];
 }

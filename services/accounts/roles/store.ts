@@ -1,10 +1,11 @@
+import { idBinding, readId } from "../../../lib/ids.js";
 import type { Knex } from "../../../lib/db.js";
 import { ScopedTable } from "../../../lib/scoped-table.js";
 
 /** An organization's own role (system roles are rows with no organization; catalog.ts holds them). */
 export interface RoleRow {
-  id: number;
-  organization_id: number;
+  id: bigint;
+  organization_id: bigint;
   code: string;
   name: string;
   description: string;
@@ -16,6 +17,7 @@ export interface RoleRow {
 /** An organization's own roles, each limited to its organization. */
 export const roles = new ScopedTable<RoleRow>({
   table: "roles",
+  ids: "bigint",
   scope: "organization_id",
   columns: { id: "id", organization_id: "id", code: "string", name: "string", description: "string", entity: "string", created_at: "date", updated_at: "date" },
   order: ["lower(name)", "id"],
@@ -23,54 +25,54 @@ export const roles = new ScopedTable<RoleRow>({
 
 /** One user's role in an organization: 0 for no workspace or project. */
 export interface UserRoleRow {
-  organization_id: number;
-  user_id: number;
-  role_id: number;
-  workspace_id: number;
-  project_id: number;
+  organization_id: bigint;
+  user_id: bigint;
+  role_id: bigint;
+  workspace_id: bigint;
+  project_id: bigint;
   is_active: boolean;
 }
 
 function readUserRole(raw: Record<string, unknown>): UserRoleRow {
   return {
-    organization_id: Number(raw.organization_id),
-    user_id: Number(raw.user_id),
-    role_id: Number(raw.role_id),
-    workspace_id: Number(raw.workspace_id),
-    project_id: Number(raw.project_id),
+    organization_id: readId(raw.organization_id),
+    user_id: readId(raw.user_id),
+    role_id: readId(raw.role_id),
+    workspace_id: readId(raw.workspace_id),
+    project_id: readId(raw.project_id),
     is_active: Boolean(raw.is_active),
   };
 }
 
 /** The permission ids of roles, by role id. */
-export async function permissionsOf(db: Knex, roleIds: number[]): Promise<Map<number, number[]>> {
-  const out = new Map<number, number[]>(roleIds.map((id) => [id, []]));
+export async function permissionsOf(db: Knex, roleIds: bigint[]): Promise<Map<bigint, number[]>> {
+  const out = new Map<bigint, number[]>(roleIds.map((id) => [id, []]));
   if (roleIds.length === 0) return out;
-  const rows: { role_id: unknown; permission_id: unknown }[] = await db("role_permissions").whereIn("role_id", roleIds).orderBy(["role_id", "permission_id"]).select("role_id", "permission_id");
-  for (const r of rows) out.get(Number(r.role_id))?.push(Number(r.permission_id));
+  const rows: { role_id: unknown; permission_id: unknown }[] = await db("role_permissions").whereIn("role_id", roleIds.map(idBinding)).orderBy(["role_id", "permission_id"]).select("role_id", "permission_id");
+  for (const r of rows) out.get(readId(r.role_id))?.push(Number(r.permission_id));
   return out;
 }
 
-export async function setPermissions(trx: Knex.Transaction, roleId: number, permissionIds: number[]): Promise<void> {
+export async function setPermissions(trx: Knex.Transaction, roleId: bigint, permissionIds: number[]): Promise<void> {
   await trx("role_permissions").where({ role_id: roleId }).delete();
   if (permissionIds.length) await trx("role_permissions").insert(permissionIds.map((permission_id) => ({ role_id: roleId, permission_id })));
 }
 
 /** The organization's role of that code, if any. */
-export async function roleByCode(db: Knex, organization: number, code: string): Promise<RoleRow | undefined> {
+export async function roleByCode(db: Knex, organization: bigint, code: string): Promise<RoleRow | undefined> {
   const raw = await roles.query(db, organization).andWhere({ code }).first();
   return raw ? roles.read(raw) : undefined;
 }
 
 /** Assignments of the organization's roles to its current users, narrowed by users or roles. */
-export async function assignments(db: Knex, organization: number, where: { userIds?: number[]; roleIds?: number[] }): Promise<UserRoleRow[]> {
+export async function assignments(db: Knex, organization: bigint, where: { userIds?: bigint[]; roleIds?: bigint[] }): Promise<UserRoleRow[]> {
   const q = db("user_roles as ur")
     .join("organization_users as ou", function () {
       this.on("ou.organization_id", "=", "ur.organization_id").andOn("ou.user_id", "=", "ur.user_id");
     })
-    .where("ur.organization_id", organization);
-  if (where.userIds) q.whereIn("ur.user_id", where.userIds);
-  if (where.roleIds) q.whereIn("ur.role_id", where.roleIds);
+    .where("ur.organization_id", idBinding(organization));
+  if (where.userIds) q.whereIn("ur.user_id", where.userIds.map(idBinding));
+  if (where.roleIds) q.whereIn("ur.role_id", where.roleIds.map(idBinding));
   return (await q.orderBy(["ur.user_id", "ur.role_id", "ur.workspace_id", "ur.project_id"]).select("ur.*")).map(readUserRole);
 }
 
@@ -81,12 +83,12 @@ export async function assign(trx: Knex.Transaction, row: UserRoleRow, now: Date)
   if (updated === 0) await trx("user_roles").insert({ ...key, is_active: row.is_active, created_at: now });
 }
 
-export async function unassignRole(trx: Knex.Transaction, organization: number, roleId: number): Promise<void> {
+export async function unassignRole(trx: Knex.Transaction, organization: bigint, roleId: bigint): Promise<void> {
   await trx("user_roles").where({ organization_id: organization, role_id: roleId }).delete();
 }
 
 /** The organization's workspaces among the ids. */
-export async function workspaceIdsOf(db: Knex, organization: number, ids: number[]): Promise<Set<number>> {
+export async function workspaceIdsOf(db: Knex, organization: bigint, ids: bigint[]): Promise<Set<bigint>> {
   if (ids.length === 0) return new Set();
-  return new Set((await db("workspaces").where({ organization_id: organization }).whereIn("id", ids).pluck("id")).map(Number));
+  return new Set((await db("workspaces").where({ organization_id: organization }).whereIn("id", ids.map(idBinding)).pluck("id")).map(readId));
 }

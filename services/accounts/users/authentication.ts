@@ -42,7 +42,7 @@ export class Authentication {
   }
 
   /** The user of Basic credentials (email and password, or token and "api_token") or of a session token. */
-  async authenticate(username: string, password: string, sessionToken: string): Promise<number> {
+  async authenticate(username: string, password: string, sessionToken: string): Promise<bigint> {
     if (sessionToken) {
       const id = await this.store.userIdBySession(hashToken(sessionToken), this.clock.now());
       if (id === undefined) throw wrongCredentials();
@@ -59,7 +59,7 @@ export class Authentication {
   }
 
   /** A new session of the user; answers its token (only the hash is kept). */
-  async openSession(userId: number): Promise<string> {
+  async openSession(userId: bigint): Promise<string> {
     const token = newSessionToken();
     const now = this.clock.now();
     await this.store.createSession(hashToken(token), userId, now, new Date(now.getTime() + SESSION_TTL_MS));
@@ -68,7 +68,7 @@ export class Authentication {
 
   /** The calling user's row. */
   async currentUser(ctx: HandlerContext): Promise<UserRow> {
-    const user = await this.store.userById(Number(requireUser(ctx)));
+    const user = await this.store.userById(requireUser(ctx));
     if (!user) throw userDataMissing();
     return user;
   }

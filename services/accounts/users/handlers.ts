@@ -3,7 +3,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { AccountService, UserSchema, type User } from "../../../gen/accounts/v1/accounts_pb.js";
 import { caller, requireUser } from "../../../lib/identity.js";
-import { randomToken, storageId } from "../../../lib/ids.js";
+import { randomToken, rowId } from "../../../lib/ids.js";
 import type { AccountsKit } from "../kit.js";
 import { credentialsMissing, currentPasswordMissing, currentPasswordWrong, defaultWorkspaceInvalid, emailTaken, invalidEmail, missingEmail, noSessionToClose, ownedOrganizationsShared, resetCodeInvalid } from "../errors.js";
 import { AccountsStore, type UserRow } from "./store.js";
@@ -13,17 +13,17 @@ import { MAX_RESETS_PER_HOUR, passwordResetMail, RESET_CODE_TTL_MS } from "./mai
 
 export function userMessage(row: UserRow, apiToken?: string): User {
   return create(UserSchema, {
-    id: BigInt(row.id),
+    id: row.id,
     email: row.email,
     fullname: row.fullname,
     timezone: row.timezone,
-    defaultWorkspaceId: BigInt(row.default_workspace_id ?? 0),
+    defaultWorkspaceId: row.default_workspace_id ?? 0n,
     beginningOfWeek: row.beginning_of_week,
     imageUrl: "",
     createdAt: timestampFromDate(row.created_at),
     updatedAt: timestampFromDate(row.updated_at),
     at: timestampFromDate(row.updated_at),
-    countryId: row.country_id === null ? undefined : BigInt(row.country_id),
+    countryId: row.country_id === null ? undefined : row.country_id,
     hasPassword: true,
     openidEnabled: false,
     apiToken,
@@ -84,7 +84,7 @@ export function userHandlers({ storage, clock, box, auth, publicUrl }: AccountsK
         const user = await auth.currentUser(ctx);
         const changes: Partial<Omit<UserRow, "id">> = profileChanges(req);
         if (req.defaultWorkspaceId !== undefined) {
-          const workspaceId = storageId(req.defaultWorkspaceId);
+          const workspaceId = rowId(req.defaultWorkspaceId);
           if (!workspaceId || !(await store.isActiveMember(storage.db, user.id, workspaceId))) throw defaultWorkspaceInvalid();
           changes.default_workspace_id = workspaceId;
         }

@@ -73,7 +73,7 @@ export function profileChanges(req: UpdateMeRequest): Partial<Pick<UserRow, "ful
   if (req.countryId !== undefined) {
     // One of the countries GET /countries lists.
     if (req.countryId <= 0n || req.countryId > 100_000n || !countryById(Number(req.countryId))) throw countryIdInvalid();
-    changes.country_id = Number(req.countryId);
+    changes.country_id = req.countryId;
   }
   return changes;
 }

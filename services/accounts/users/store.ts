@@ -1,9 +1,10 @@
+import { idBinding, readId, readIdOrNull } from "../../../lib/ids.js";
 import { EFFECTIVE_ADMIN, memberships } from "../workspaces/store.js";
 import { isPaid } from "../organizations/plan.js";
 import { dbDate as toDate, type Knex } from "../../../lib/db.js";
 
 export interface UserRow {
-  id: number;
+  id: bigint;
   email: string;
   password_hash: string;
   api_token_hash: string;
@@ -11,9 +12,9 @@ export interface UserRow {
   api_token_sealed: string | null;
   fullname: string;
   timezone: string;
-  default_workspace_id: number | null;
+  default_workspace_id: bigint | null;
   beginning_of_week: number;
-  country_id: number | null;
+  country_id: bigint | null;
   created_at: Date;
   updated_at: Date;
   closed_at: Date | null;
@@ -22,7 +23,7 @@ export interface UserRow {
 /** A password reset code as kept: its hash, whose it is, until when it works. */
 export interface PasswordResetRow {
   code_hash: string;
-  user_id: number;
+  user_id: bigint;
   created_at: Date;
   expires_at: Date;
   used_at: Date | null;
@@ -52,7 +53,7 @@ export const WORKSPACE_RULE_COLUMNS = [
 ] as const;
 
 export type WorkspaceAccessRow = {
-  organization_id: number;
+  organization_id: bigint;
   /** The workspace's organization is paid. */
   premium: boolean;
   admin: number | boolean;
@@ -66,9 +67,9 @@ function userRow(row: UserRow | undefined): UserRow | undefined {
   if (!row) return undefined;
   return {
     ...row,
-    id: Number(row.id),
-    default_workspace_id: row.default_workspace_id === null ? null : Number(row.default_workspace_id),
-    country_id: row.country_id === null || row.country_id === undefined ? null : Number(row.country_id),
+    id: readId(row.id),
+    default_workspace_id: readIdOrNull(row.default_workspace_id),
+    country_id: readIdOrNull(row.country_id),
     created_at: toDate(row.created_at),
     updated_at: toDate(row.updated_at),
     closed_at: row.closed_at ? toDate(row.closed_at) : null,
@@ -79,7 +80,7 @@ function userRow(row: UserRow | undefined): UserRow | undefined {
 export class AccountsStore {
   constructor(readonly db: Knex) {}
 
-  async userById(id: number, trx: Knex = this.db): Promise<UserRow | undefined> {
+  async userById(id: bigint, trx: Knex = this.db): Promise<UserRow | undefined> {
     return userRow(await trx<UserRow>("users").where({ id }).first());
   }
 
@@ -91,9 +92,9 @@ export class AccountsStore {
     return userRow(await this.db<UserRow>("users").where({ api_token_hash: hash }).first());
   }
 
-  async userIdBySession(tokenHash: string, now: Date): Promise<number | undefined> {
+  async userIdBySession(tokenHash: string, now: Date): Promise<bigint | undefined> {
     const row = await this.db("sessions").where({ token_hash: tokenHash }).andWhere("expires_at", ">", now).first("user_id");
-    return row ? Number(row.user_id) : undefined;
+    return row ? readId(row.user_id) : undefined;
   }
 
   /** Creates a user with an organization and a workspace it owns and administers. */
@@ -101,7 +102,7 @@ export class AccountsStore {
     trx: Knex.Transaction,
     user: { email: string; passwordHash: string; apiToken: StoredApiToken; fullname: string; timezone: string },
     now: Date,
-  ): Promise<number> {
+  ): Promise<bigint> {
     const [userId] = await trx("users").insert({
       email: user.email.toLowerCase(),
       password_hash: user.passwordHash,
@@ -127,10 +128,10 @@ export class AccountsStore {
     });
     await trx("workspace_users").insert({ workspace_id: workspaceId, user_id: userId, admin: true, role: "admin" });
     await trx("users").where({ id: userId }).update({ default_workspace_id: workspaceId });
-    return Number(userId);
+    return readId(userId);
   }
 
-  async createSession(tokenHash: string, userId: number, now: Date, expiresAt: Date): Promise<void> {
+  async createSession(tokenHash: string, userId: bigint, now: Date, expiresAt: Date): Promise<void> {
     await this.db("sessions").insert({ token_hash: tokenHash, user_id: userId, created_at: now, expires_at: expiresAt });
   }
 
@@ -138,37 +139,37 @@ export class AccountsStore {
     await this.db("sessions").where({ token_hash: tokenHash }).delete();
   }
 
-  async setApiToken(userId: number, token: StoredApiToken, now: Date): Promise<void> {
+  async setApiToken(userId: bigint, token: StoredApiToken, now: Date): Promise<void> {
     await this.db("users").where({ id: userId }).update({ api_token_hash: token.hash, api_token_sealed: token.sealed, updated_at: now });
   }
 
-  async workspaceAccess(userId: number, workspaceId: number): Promise<WorkspaceAccessRow | undefined> {
+  async workspaceAccess(userId: bigint, workspaceId: bigint): Promise<WorkspaceAccessRow | undefined> {
     const raw = await memberships(this.db)
       .where({ "wu.user_id": userId, "wu.workspace_id": workspaceId, "wu.active": true })
       // The workspace's lock date is one of its preferences (workspace-preferences/).
       .leftJoin("workspace_preferences as wp", "wp.workspace_id", "w.id")
       .first("w.organization_id", "o.pricing_plan_id", this.db.raw(`${EFFECTIVE_ADMIN} as admin`), "wu.role", "wp.report_locked_at", ...WORKSPACE_RULE_COLUMNS.map((c) => `w.${c}`));
-    return raw ? { ...raw, premium: isPaid({ pricing_plan_id: Number(raw.pricing_plan_id) }), admin: Boolean(Number(raw.admin)), role: Number(raw.admin) ? "admin" : raw.role } : undefined;
+    return raw ? { ...raw, organization_id: readId(raw.organization_id), premium: isPaid({ pricing_plan_id: Number(raw.pricing_plan_id) }), admin: Boolean(Number(raw.admin)), role: Number(raw.admin) ? "admin" : raw.role } : undefined;
   }
 
   /** The ids of the workspaces the user is an active member of. */
-  async activeWorkspaceIds(userId: number): Promise<number[]> {
-    return (await this.db("workspace_users").where({ user_id: userId, active: true }).orderBy("workspace_id").pluck("workspace_id")).map(Number);
+  async activeWorkspaceIds(userId: bigint): Promise<bigint[]> {
+    return (await this.db("workspace_users").where({ user_id: userId, active: true }).orderBy("workspace_id").pluck("workspace_id")).map(readId);
   }
 
   /** Changes a user row in a change's transaction. */
-  async updateUser(trx: Knex.Transaction, userId: number, changes: Partial<Omit<UserRow, "id">>): Promise<void> {
+  async updateUser(trx: Knex.Transaction, userId: bigint, changes: Partial<Omit<UserRow, "id">>): Promise<void> {
     await trx("users").where({ id: userId }).update(changes);
   }
 
   /** Ends the user's sessions, but for the one whose hash is `keep` (the caller's own). */
-  async deleteSessionsOf(trx: Knex.Transaction, userId: number, keep?: string): Promise<void> {
+  async deleteSessionsOf(trx: Knex.Transaction, userId: bigint, keep?: string): Promise<void> {
     const q = trx("sessions").where({ user_id: userId });
     if (keep) q.andWhereNot({ token_hash: keep });
     await q.delete();
   }
 
-  async isActiveMember(db: Knex, userId: number, workspaceId: number): Promise<boolean> {
+  async isActiveMember(db: Knex, userId: bigint, workspaceId: bigint): Promise<boolean> {
     return Boolean(await db("workspace_users").where({ user_id: userId, workspace_id: workspaceId, active: true }).first("id"));
   }
 
@@ -177,7 +178,7 @@ export class AccountsStore {
   }
 
   /** Reset codes made for the user since `since` (the request limit counts them). */
-  async resetsSince(trx: Knex.Transaction, userId: number, since: Date): Promise<number> {
+  async resetsSince(trx: Knex.Transaction, userId: bigint, since: Date): Promise<number> {
     const [{ n }] = await trx("password_resets").where({ user_id: userId }).andWhere("created_at", ">", since).count({ n: "*" });
     return Number(n);
   }
@@ -186,17 +187,17 @@ export class AccountsStore {
   async passwordResetForUse(trx: Knex.Transaction, codeHash: string): Promise<PasswordResetRow | undefined> {
     const row = await trx("password_resets").where({ code_hash: codeHash }).first().forUpdate();
     if (!row) return undefined;
-    return { ...row, user_id: Number(row.user_id), created_at: toDate(row.created_at), expires_at: toDate(row.expires_at), used_at: row.used_at ? toDate(row.used_at) : null };
+    return { ...row, user_id: readId(row.user_id), created_at: toDate(row.created_at), expires_at: toDate(row.expires_at), used_at: row.used_at ? toDate(row.used_at) : null };
   }
 
   /** Every open code of the user is used up (a reset ends the others too); old ones go. */
-  async usePasswordResets(trx: Knex.Transaction, userId: number, now: Date): Promise<void> {
+  async usePasswordResets(trx: Knex.Transaction, userId: bigint, now: Date): Promise<void> {
     await trx("password_resets").where({ user_id: userId }).whereNull("used_at").update({ used_at: now });
     await trx("password_resets").where("expires_at", "<", new Date(now.getTime() - 24 * 3600_000)).delete();
   }
 
   /** Names of the organizations the user owns that have other members (they must be handed over first). */
-  async ownedOrganizationsWithOthers(db: Knex, userId: number): Promise<string[]> {
+  async ownedOrganizationsWithOthers(db: Knex, userId: bigint): Promise<string[]> {
     return db("organizations as o")
       .join("organization_users as ou", "ou.organization_id", "o.id")
       .where({ "o.owner_id": userId })
@@ -210,14 +211,14 @@ export class AccountsStore {
    * other memberships and its sessions end, and its credentials are replaced by ones nobody has
    * (the e-mail freed for a new sign-up). The row stays, for what refers to the user.
    */
-  async closeAccount(trx: Knex.Transaction, userId: number, replacement: { email: string; apiTokenHash: string }, now: Date): Promise<void> {
-    const owned: number[] = (await trx("organizations").where({ owner_id: userId }).pluck("id")).map(Number);
+  async closeAccount(trx: Knex.Transaction, userId: bigint, replacement: { email: string; apiTokenHash: string }, now: Date): Promise<void> {
+    const owned: bigint[] = (await trx("organizations").where({ owner_id: userId }).pluck("id")).map(readId);
     if (owned.length) {
-      const ownedWorkspaces = (await trx("workspaces").whereIn("organization_id", owned).pluck("id")).map(Number);
-      if (ownedWorkspaces.length) await trx("workspace_users").whereIn("workspace_id", ownedWorkspaces).delete();
-      await trx("workspaces").whereIn("organization_id", owned).delete();
-      await trx("organization_users").whereIn("organization_id", owned).delete();
-      await trx("organizations").whereIn("id", owned).delete();
+      const ownedWorkspaces = (await trx("workspaces").whereIn("organization_id", owned.map(idBinding)).pluck("id")).map(readId);
+      if (ownedWorkspaces.length) await trx("workspace_users").whereIn("workspace_id", ownedWorkspaces.map(idBinding)).delete();
+      await trx("workspaces").whereIn("organization_id", owned.map(idBinding)).delete();
+      await trx("organization_users").whereIn("organization_id", owned.map(idBinding)).delete();
+      await trx("organizations").whereIn("id", owned.map(idBinding)).delete();
     }
     await trx("workspace_users").where({ user_id: userId }).delete();
     await trx("organization_users").where({ user_id: userId }).delete();

@@ -11,12 +11,12 @@ import { groupName } from "../groups/rules.js";
 import { groupNamed, groups, link, linked, unlink, type GroupRow } from "../groups/store.js";
 import { organizations } from "../organizations/store.js";
 
-function workspaceGroupMessage(group: GroupRow, workspaceId: number): WorkspaceGroup {
-  return create(WorkspaceGroupSchema, { at: timestampFromDate(group.updated_at), id: BigInt(group.id), name: group.name, workspaceId: BigInt(workspaceId) });
+function workspaceGroupMessage(group: GroupRow, workspaceId: bigint): WorkspaceGroup {
+  return create(WorkspaceGroupSchema, { at: timestampFromDate(group.updated_at), id: group.id, name: group.name, workspaceId });
 }
 
 /** The group, when it is assigned to the workspace: only those are the workspace's to change. */
-async function assignedGroup(trx: Knex.Transaction, organization: number, workspaceId: number, groupId: bigint): Promise<GroupRow> {
+async function assignedGroup(trx: Knex.Transaction, organization: bigint, workspaceId: bigint, groupId: bigint): Promise<GroupRow> {
   const group = await groups.getForChange(trx, organization, groupId);
   if (!group || !(await linked(trx, group.id, "workspaces")).includes(workspaceId)) throw workspaceGroupNotFound();
   return group;
@@ -37,7 +37,7 @@ export function workspaceGroupHandlers({ storage, clock }: AccountsKit) {
         const group = await storage.change(
           async (trx) => {
             // The organization's row first, as the organization's own group changes lock it.
-            await organizations.getForChange(trx, workspace.organization_id, BigInt(workspace.organization_id));
+            await organizations.getForChange(trx, workspace.organization_id, workspace.organization_id);
             if (await groupNamed(trx, workspace.organization_id, name)) throw groupNameTaken();
             const group = await groups.insert(trx, { organization_id: workspace.organization_id, name, created_at: now, updated_at: now });
             await link(trx, group.id, "workspaces", [workspace.id]);
@@ -54,7 +54,7 @@ export function workspaceGroupHandlers({ storage, clock }: AccountsKit) {
         const now = clock.now();
         const group = await storage.change(
           async (trx) => {
-            await organizations.getForChange(trx, workspace.organization_id, BigInt(workspace.organization_id));
+            await organizations.getForChange(trx, workspace.organization_id, workspace.organization_id);
             const existing = await assignedGroup(trx, workspace.organization_id, workspace.id, req.groupId);
             if (await groupNamed(trx, workspace.organization_id, name, existing.id)) throw groupNameTaken();
             return groups.update(trx, existing, { name, updated_at: now });

@@ -37,7 +37,7 @@ export function workspacePreferenceHandlers({ storage, clock }: AccountsKit) {
         const changes = workspacePreferenceChanges(req.preferences ? (toJson(ValueSchema, req.preferences) as JsonValue) : undefined, seen.premium);
         const now = clock.now();
         const preferences = await storage.change(async (trx, emit) => {
-          let workspace = await workspaces.getForChange(trx, seen.workspace.organization_id, BigInt(seen.workspace.id));
+          let workspace = await workspaces.getForChange(trx, seen.workspace.organization_id, seen.workspace.id);
           if (!workspace) throw constraintsWorkspaceMissing();
           if (changes.hideStartEndTimes !== undefined && changes.hideStartEndTimes !== workspace.hide_start_end_times) {
             workspace = await workspaces.update(trx, workspace, { hide_start_end_times: changes.hideStartEndTimes, updated_at: now });

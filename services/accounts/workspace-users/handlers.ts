@@ -3,7 +3,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import type { WorkspaceUser } from "../../../gen/accounts/v1/organizations_pb.js";
 import { SimpleWorkspaceUserSchema, WorkspaceUserService, type SimpleWorkspaceUser } from "../../../gen/accounts/v1/workspace_users_pb.js";
 import { forbidden } from "../../../lib/errors.js";
-import { storageId } from "../../../lib/ids.js";
+import { rowId } from "../../../lib/ids.js";
 import type { AccountsKit } from "../kit.js";
 import { assignmentGroupInvalid, assignmentUserInvalid, assignmentWorkspaceInvalid, resourceNotFound, wrongWorkspaceUserIds } from "../errors.js";
 import { emitMemberships, workspaceUserMessage } from "./view.js";
@@ -23,7 +23,7 @@ function listedWorkspaceUser({ membership: m, member, profile }: WorkspaceMember
 
 function simpleUserMessage({ membership: m, member, profile }: WorkspaceMember): SimpleWorkspaceUser {
   return create(SimpleWorkspaceUserSchema, {
-    id: BigInt(m.user_id),
+    id: m.user_id,
     email: profile.email,
     fullname: profile.fullname,
     inactive: member?.inactive ?? false,
@@ -63,7 +63,7 @@ export function workspaceUserHandlers({ storage, clock }: AccountsKit) {
         await storage.change(async (trx, emit) => {
           const workspace = await workspaces.getForChange(trx, scope.organization.id, req.workspaceId);
           if (!workspace) throw forbidden();
-          const found = await membershipsForChange(trx, workspace, ids.map(storageId).filter((id) => id !== undefined));
+          const found = await membershipsForChange(trx, workspace, ids.map(rowId).filter((id) => id !== undefined));
           if (found.length !== ids.length) throw wrongWorkspaceUserIds();
           await deleteMemberships(trx, found);
           for (const m of found) {
@@ -87,7 +87,7 @@ export function workspaceUserHandlers({ storage, clock }: AccountsKit) {
             await assignToWorkspace(trx, group, workspace.id, wanted.operation, now);
             return;
           }
-          const user = storageId(wanted.userId);
+          const user = rowId(wanted.userId);
           const member = user === undefined ? undefined : await memberForChange(trx, scope.organization.id, user);
           if (!member) throw assignmentUserInvalid();
           const existing = await membershipForChange(trx, workspace, member.user_id);

@@ -2,7 +2,7 @@ import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { WorkspaceMemberService } from "../../../gen/accounts/v1/workspace_settings_pb.js";
 import type { Knex } from "../../../lib/db.js";
 import type { Emit } from "../../../lib/storage.js";
-import { storageId } from "../../../lib/ids.js";
+import { rowId } from "../../../lib/ids.js";
 import type { AccountsKit } from "../kit.js";
 import { memberWorkspaceScope } from "../access.js";
 import { workspaceMemberNotFound, workspaceUserNotAccessible, workspaceUserNotFound } from "../errors.js";
@@ -27,7 +27,7 @@ export function workspaceMemberHandlers({ storage, clock }: AccountsKit) {
       async updateWorkspaceMemberByUser(req, ctx) {
         const { workspace } = memberWorkspaceScope(ctx).seen;
         const admin = memberAdminChange(req);
-        const user = storageId(req.userId);
+        const user = rowId(req.userId);
         await storage.change(async (trx, emit) => {
           const membership = user === undefined ? undefined : await membershipForChange(trx, workspace, user);
           if (!membership) throw workspaceMemberNotFound();
@@ -39,7 +39,7 @@ export function workspaceMemberHandlers({ storage, clock }: AccountsKit) {
       async updateWorkspaceMember(req, ctx) {
         const { workspace } = memberWorkspaceScope(ctx).seen;
         const admin = memberAdminChange(req);
-        const id = storageId(req.workspaceUserId);
+        const id = rowId(req.workspaceUserId);
         await storage.change(async (trx, emit) => {
           const membership = id === undefined ? undefined : await membershipByIdForChange(trx, workspace, id);
           if (!membership) throw workspaceUserNotFound();
@@ -52,11 +52,11 @@ export function workspaceMemberHandlers({ storage, clock }: AccountsKit) {
       // organization's owner and admins stay in its workspaces.
       async deleteWorkspaceMember(req, ctx) {
         const { seen, userId } = memberWorkspaceScope(ctx);
-        const id = storageId(req.workspaceUserId);
+        const id = rowId(req.workspaceUserId);
         await storage.change(async (trx, emit) => {
           const membership = id === undefined ? undefined : await membershipByIdForChange(trx, seen.workspace, id);
           if (!membership) throw workspaceUserNotAccessible();
-          const organization = await organizations.getForChange(trx, seen.workspace.organization_id, BigInt(seen.workspace.organization_id));
+          const organization = await organizations.getForChange(trx, seen.workspace.organization_id, seen.workspace.organization_id);
           const member = await memberOf(trx, seen.workspace.organization_id, membership.user_id);
           if (organization && member) checkUnassignable(organization, member);
           await deleteMemberships(trx, [membership]);

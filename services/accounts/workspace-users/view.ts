@@ -16,9 +16,9 @@ const int64 = (n: number | null) => (n === null ? undefined : BigInt(n));
  */
 export function workspaceUserMessage(m: MembershipRow, member: OrganizationUserRow | undefined, profile: UserProfile, at: Date): WorkspaceUser {
   return create(WorkspaceUserSchema, {
-    id: BigInt(m.id),
-    workspaceId: BigInt(m.workspace_id),
-    userId: BigInt(m.user_id),
+    id: m.id,
+    workspaceId: m.workspace_id,
+    userId: m.user_id,
     active: m.active,
     admin: m.admin,
     workspaceAdmin: m.admin,
@@ -41,6 +41,6 @@ export function workspaceUserMessage(m: MembershipRow, member: OrganizationUserR
 /** One workspace_user event per membership, in the membership's workspace. */
 export async function emitMemberships(emit: Emit, action: EntityAction, memberships: MembershipRow[], member: OrganizationUserRow, profile: UserProfile, actor: bigint, now: Date) {
   for (const m of memberships) {
-    await emit(entityEvent({ entity: "workspace_user", action, schema: WorkspaceUserSchema, message: workspaceUserMessage(m, member, profile, now), workspaceId: BigInt(m.workspace_id), userId: actor }));
+    await emit(entityEvent({ entity: "workspace_user", action, schema: WorkspaceUserSchema, message: workspaceUserMessage(m, member, profile, now), workspaceId: m.workspace_id, userId: actor }));
   }
 }

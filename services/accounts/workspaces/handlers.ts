@@ -1,3 +1,4 @@
+import { findableId, readId } from "../../../lib/ids.js";
 import { create } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { WorkspaceService, WorkspaceStatisticsSchema, type WorkspaceStatistics } from "../../../gen/accounts/v1/workspaces_pb.js";
@@ -28,7 +29,7 @@ import {
 
 function statisticsMessage(s: WorkspaceStatisticsRow): WorkspaceStatistics {
   return create(WorkspaceStatisticsSchema, {
-    admins: s.admins.map((a) => ({ name: a.name, userId: BigInt(a.user_id) })),
+    admins: s.admins.map((a) => ({ name: a.name, userId: a.user_id })),
     groupsCount: BigInt(s.groups),
     membersCount: BigInt(s.members),
   });
@@ -39,14 +40,14 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
   const { db } = storage;
 
   /** Makes the users (active members of the workspace) its admins; answers the memberships changed. */
-  async function makeAdmins(trx: Knex.Transaction, emit: Emit, w: WorkspaceRow, userIds: number[], actor: bigint, now: Date) {
+  async function makeAdmins(trx: Knex.Transaction, emit: Emit, w: WorkspaceRow, userIds: bigint[], actor: bigint, now: Date) {
     for (const id of userIds) {
       const row = await trx("workspace_users").where({ workspace_id: w.id, user_id: id, active: true }).forUpdate().first();
       if (!row) throw adminNotMember();
       if (row.admin) continue;
       await trx("workspace_users").where({ id: row.id }).update({ admin: true, role: "admin" });
       const member = (await memberOf(trx, w.organization_id, id))!;
-      const m: MembershipRow = { id: Number(row.id), workspace_id: w.id, workspace_name: w.name, user_id: id, admin: true, role: "admin", active: true };
+      const m: MembershipRow = { id: readId(row.id), workspace_id: w.id, workspace_name: w.name, user_id: id, admin: true, role: "admin", active: true };
       await emitMemberships(emit, "updated", [m], member, await userProfile(trx, id), actor, now);
     }
   }
@@ -54,7 +55,7 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
   return (router: ConnectRouter) =>
     router.service(WorkspaceService, {
       async listWorkspaces(_req, ctx) {
-        const rows = await memberWorkspaces(storage.db, Number(requireUser(ctx)));
+        const rows = await memberWorkspaces(storage.db, requireUser(ctx));
         return { workspaces: rows.map(workspaceMessage) };
       },
 
@@ -66,7 +67,7 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
       async updateWorkspace(req, ctx) {
         const { userId, user, seen } = memberWorkspaceScope(ctx);
         const settings = workspaceSettings(req);
-        const admins = [...new Set(req.admins.map(Number))];
+        const admins = [...new Set(req.admins.map(findableId))];
         const now = clock.now();
         await storage.change(async (trx, emit) => {
           const existing = await workspaces.getForChange(trx, seen.workspace.organization_id, req.workspaceId);
@@ -92,7 +93,7 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
         // A new workspace is as premium as its organization's plan.
         checkPremiumSettings(settings, isPaid(organization));
         const creator = scope.member.user_id;
-        const admins = [...new Set(req.admins.map(Number))].filter((id) => id !== creator);
+        const admins = [...new Set(req.admins.map(findableId))].filter((id) => id !== creator);
         const now = clock.now();
         const created = await storage.change(async (trx, emit) => {
           const count = await workspaceCountOfOrganization(trx, organization.id);
@@ -107,7 +108,7 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
             members.push(member);
           }
           const id = await insertWorkspace(trx, organization.id, name, now);
-          let workspace = (await workspaces.getForChange(trx, organization.id, BigInt(id)))!;
+          let workspace = (await workspaces.getForChange(trx, organization.id, id))!;
           const { name: _name, ...rest } = settings;
           if (Object.keys(rest).length > 0) workspace = await workspaces.update(trx, workspace, rest);
           const seen: MemberWorkspace = { workspace, admin: true, role: "admin", premium: isPaid(organization) };
@@ -157,7 +158,7 @@ export function workspaceHandlers({ storage, clock }: AccountsKit) {
           const updated = await workspaces.update(trx, existing, { ...changes, updated_at: now });
           await emit(workspaceEvent("updated", { ...seen, workspace: updated }, userId));
         });
-        return { wid: BigInt(seen.workspace.id) };
+        return { wid: seen.workspace.id };
       },
     });
 }

@@ -1,3 +1,4 @@
+import { idBinding, readId } from "../../../lib/ids.js";
 import { ScopedTable } from "../../../lib/scoped-table.js";
 import type { Knex } from "../../../lib/db.js";
 import { isPaid } from "../organizations/plan.js";
@@ -8,8 +9,8 @@ import { isPaid } from "../organizations/plan.js";
  * 0060_organization_plans moved the premium workspaces' plan to their organizations).
  */
 export interface WorkspaceRow {
-  id: number;
-  organization_id: number;
+  id: bigint;
+  organization_id: bigint;
   name: string;
   default_hourly_rate: number;
   default_currency: string;
@@ -41,6 +42,7 @@ export interface WorkspaceRow {
 /** An organization's workspaces. */
 export const workspaces = new ScopedTable<WorkspaceRow>({
   table: "workspaces",
+  ids: "bigint",
   scope: "organization_id",
   columns: {
     id: "id",
@@ -84,7 +86,7 @@ export interface MemberWorkspace {
 }
 
 /** The workspaces a user is an active member of, by name. */
-export async function memberWorkspaces(db: Knex, userId: number): Promise<MemberWorkspace[]> {
+export async function memberWorkspaces(db: Knex, userId: bigint): Promise<MemberWorkspace[]> {
   const rows: Record<string, unknown>[] = await memberships(db)
     .where({ "wu.user_id": userId, "wu.active": true })
     .orderByRaw("LOWER(w.name)")
@@ -94,7 +96,7 @@ export async function memberWorkspaces(db: Knex, userId: number): Promise<Member
 }
 
 /** The workspace with the user's place in it, when the user is an active member of it. */
-export async function memberWorkspace(db: Knex, userId: number, workspaceId: number): Promise<MemberWorkspace | undefined> {
+export async function memberWorkspace(db: Knex, userId: bigint, workspaceId: bigint): Promise<MemberWorkspace | undefined> {
   const raw: Record<string, unknown> | undefined = await memberships(db)
     .where({ "wu.user_id": userId, "wu.active": true, "w.id": workspaceId })
     .first("w.*", db.raw(`${EFFECTIVE_ADMIN} as member_admin`), "wu.role as member_role", "o.pricing_plan_id as organization_plan");
@@ -127,42 +129,42 @@ function memberWorkspaceOf(raw: Record<string, unknown>): MemberWorkspace {
 }
 
 /** Whether another workspace of the organization has this name (letter case aside). */
-export async function nameTaken(db: Knex, organization: number, name: string, except?: number): Promise<boolean> {
+export async function nameTaken(db: Knex, organization: bigint, name: string, except?: bigint): Promise<boolean> {
   const q = workspaces.query(db, organization).andWhereRaw("LOWER(name) = ?", [name.toLowerCase()]);
-  if (except !== undefined) q.andWhereNot("id", except);
+  if (except !== undefined) q.andWhereNot("id", idBinding(except));
   return (await q.first("id")) !== undefined;
 }
 
 /** How many workspaces the organization has, its row locked against a concurrent creation. */
-export async function workspaceCountOfOrganization(trx: Knex.Transaction, organization: number): Promise<number> {
+export async function workspaceCountOfOrganization(trx: Knex.Transaction, organization: bigint): Promise<number> {
   await trx("organizations").where({ id: organization }).forUpdate().first("id");
   const [{ n }] = await workspaces.query(trx, organization).count({ n: "*" });
   return Number(n);
 }
 
 export interface WorkspaceStatisticsRow {
-  admins: { name: string; user_id: number }[];
+  admins: { name: string; user_id: bigint }[];
   members: number;
   groups: number;
 }
 
 /** Admins (by name) and member count of each workspace (active memberships only), and the groups assigned to it. */
-export async function statisticsOf(db: Knex, workspaceIds: number[]): Promise<Map<number, WorkspaceStatisticsRow>> {
-  const out = new Map<number, WorkspaceStatisticsRow>(workspaceIds.map((id) => [id, { admins: [], members: 0, groups: 0 }]));
+export async function statisticsOf(db: Knex, workspaceIds: bigint[]): Promise<Map<bigint, WorkspaceStatisticsRow>> {
+  const out = new Map<bigint, WorkspaceStatisticsRow>(workspaceIds.map((id) => [id, { admins: [], members: 0, groups: 0 }]));
   if (workspaceIds.length === 0) return out;
   const rows: Record<string, unknown>[] = await db("workspace_users as wu")
     .join("users as u", "u.id", "wu.user_id")
-    .whereIn("wu.workspace_id", workspaceIds)
+    .whereIn("wu.workspace_id", workspaceIds.map(idBinding))
     .andWhere("wu.active", true)
     .orderByRaw("LOWER(u.fullname)")
     .orderBy("u.id")
     .select("wu.workspace_id", "wu.admin", "wu.user_id", "u.fullname");
   for (const r of rows) {
-    const s = out.get(Number(r.workspace_id))!;
+    const s = out.get(readId(r.workspace_id))!;
     s.members++;
-    if (r.admin) s.admins.push({ name: String(r.fullname), user_id: Number(r.user_id) });
+    if (r.admin) s.admins.push({ name: String(r.fullname), user_id: readId(r.user_id) });
   }
-  const groups: Record<string, unknown>[] = await db("group_workspaces").whereIn("workspace_id", workspaceIds).groupBy("workspace_id").select("workspace_id").count({ n: "*" });
-  for (const g of groups) out.get(Number(g.workspace_id))!.groups = Number(g.n);
+  const groups: Record<string, unknown>[] = await db("group_workspaces").whereIn("workspace_id", workspaceIds.map(idBinding)).groupBy("workspace_id").select("workspace_id").count({ n: "*" });
+  for (const g of groups) out.get(readId(g.workspace_id))!.groups = Number(g.n);
   return out;
 }

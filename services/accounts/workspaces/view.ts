@@ -14,8 +14,8 @@ const stamp = (d: Date | null) => (d ? timestampFromDate(d) : undefined);
  */
 export function workspaceMessage({ workspace: w, admin, role, premium }: MemberWorkspace): Workspace {
   return create(WorkspaceSchema, {
-    id: BigInt(w.id),
-    organizationId: BigInt(w.organization_id),
+    id: w.id,
+    organizationId: w.organization_id,
     name: w.name,
     admin,
     role,
