@@ -1,5 +1,5 @@
 import { dbDate, selectArrays, type Knex } from "./db.js";
-import { idBinding, jsonIds, readId, rowId, storageId } from "./ids.js";
+import { idBinding, jsonIds, readId, readIdOrNull, rowId, storageId } from "./ids.js";
 
 /** How a column is read back from either engine; `?` allows NULL. */
 export type ColumnKind = "id" | "integer" | "number" | "string" | "boolean" | "date" | "json";
@@ -45,11 +45,9 @@ const COLUMN_READERS: Record<ColumnKind, ColumnReader> = {
   json: orNull((value) => (typeof value === "string" ? JSON.parse(value) : value)),
 };
 
-const readBigintId = orNull(readId);
-
 const readerOf = (kind: Column, ids: IdForm = "number"): ColumnReader => {
   const base = (kind.endsWith("?") ? kind.slice(0, -1) : kind) as ColumnKind;
-  return base === "id" && ids === "bigint" ? readBigintId : COLUMN_READERS[base];
+  return base === "id" && ids === "bigint" ? readIdOrNull : COLUMN_READERS[base];
 };
 
 /** A stored value as a row holds it (each engine returns some kinds its own way). */

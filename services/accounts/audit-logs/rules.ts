@@ -1,5 +1,5 @@
 import type { ListAuditLogsRequest } from "../../../gen/accounts/v1/audit_logs_pb.js";
-import { rowId } from "../../../lib/ids.js";
+import { findableId } from "../../../lib/ids.js";
 import { auditRangeInvalid, auditTimeInvalid } from "../errors.js";
 import type { AuditQuery } from "./store.js";
 
@@ -16,7 +16,7 @@ function time(raw: string, name: "from" | "to"): Date {
   return date;
 }
 
-const idFilter = (id: bigint) => (id === 0n ? undefined : (rowId(id) ?? -1n));
+const idFilter = (id: bigint) => (id === 0n ? undefined : findableId(id));
 const textFilter = (raw: string) => (raw.trim() === "" ? undefined : raw.trim());
 
 /** The request's range, filters and page as the store reads them. */
