@@ -1,6 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { JsonValue } from "@bufbuild/protobuf";
 import { badRequest } from "./errors.js";
+import { rowId } from "./ids.js";
 
 /**
  * The bulk PATCH of the time-tracking API (projects, project users, time entries, tasks):
@@ -41,15 +42,15 @@ export interface IdListOptions {
  * The path's comma-separated ids: each a positive integer below 2^53 (spaces around one are
  * allowed), repeats dropped (first position kept), at least one and at most `max`.
  */
-export function parseIdList(raw: string, { max, invalid }: IdListOptions): number[] {
+export function parseIdList(raw: string, { max, invalid }: IdListOptions): bigint[] {
   const parts = raw.split(",").map((p) => p.trim());
   if (parts.length === 1 && parts[0] === "") throw badRequest("PATCH expects at least one ID");
-  const ids: number[] = [];
-  const seen = new Set<number>();
+  const ids: bigint[] = [];
+  const seen = new Set<bigint>();
   for (const part of parts) {
     if (!/^[0-9]{1,16}$/.test(part)) throw badRequest(invalid);
-    const id = Number(part);
-    if (id < 1 || !Number.isSafeInteger(id)) throw badRequest(invalid);
+    const id = rowId(BigInt(part));
+    if (id === undefined) throw badRequest(invalid);
     if (seen.has(id)) continue;
     seen.add(id);
     ids.push(id);
@@ -92,8 +93,8 @@ export function parsePatchOperations(body: JsonValue | undefined, paths: Readonl
 }
 
 export interface BulkPatchResult {
-  success: number[];
-  failure: { id: number; message: string }[];
+  success: bigint[];
+  failure: { id: bigint; message: string }[];
 }
 
 /**
@@ -101,7 +102,7 @@ export interface BulkPatchResult {
  * An id whose change throws a client error (4xx: not found, a bad value for that row) is listed in
  * `failure` with the error's message; any other error (the database, a bug) ends the request.
  */
-export async function applyEach(ids: readonly number[], apply: (id: number) => Promise<void>): Promise<BulkPatchResult> {
+export async function applyEach(ids: readonly bigint[], apply: (id: bigint) => Promise<void>): Promise<BulkPatchResult> {
   const result: BulkPatchResult = { success: [], failure: [] };
   for (const id of ids) {
     try {

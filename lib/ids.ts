@@ -44,30 +44,24 @@ export function randomToken(bytes = 32): string {
 }
 
 /**
- * The storage id of a request's int64 id: positive and exactly representable as a JS number
- * (as knex reads BIGINT back). Anything else names no stored row, so it is undefined, never a
- * neighbouring row (`Number(9007199254740993n)` is 9007199254740992).
+ * The largest id the services hand out: a JSON number clients read exactly (2^53-1), the bound the
+ * contract's id fields declare (`(gateway.v1.limits).max`).
  */
-export function storageId(id: bigint): number | undefined {
-  return id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(id) : undefined;
-}
-
-/** The storage id, or the caller's error (404, or 400 where the specification says "Invalid ..."). */
-export function requireStorageId(id: bigint, missing: () => Error): number {
-  const n = storageId(id);
-  if (n === undefined) throw missing();
-  return n;
-}
-
-/** The largest id a BIGINT column holds (signed int64). */
-const MAX_ROW_ID = 2n ** 63n - 1n;
+const MAX_ROW_ID = BigInt(Number.MAX_SAFE_INTEGER);
 
 /**
- * The request's int64 id as a row's id, in a service whose rows hold ids as `bigint`: undefined
- * for an id no row can have (0, negative, beyond a BIGINT), which finds nothing.
+ * The request's int64 id as a row's id: undefined for an id no row can have (0, negative, beyond
+ * 2^53-1), which finds nothing (or is the caller's "Invalid ..." 400), never a neighbouring row.
  */
 export function rowId(id: bigint): bigint | undefined {
   return id > 0n && id <= MAX_ROW_ID ? id : undefined;
+}
+
+/** The request's id as a row's id, or the caller's error (404, or 400 where the specification says "Invalid ..."). */
+export function requireRowId(id: bigint, missing: () => Error): bigint {
+  const row = rowId(id);
+  if (row === undefined) throw missing();
+  return row;
 }
 
 /** An id to look a row up by: one no row can have becomes -1, which finds none (and is refused as missing). */
@@ -87,6 +81,11 @@ export function readId(value: unknown): bigint {
 /** An id column that may be NULL, as `readId` reads it. */
 export function readIdOrNull(value: unknown): bigint | null {
   return value === null || value === undefined ? null : readId(value);
+}
+
+/** A JSON column's list of ids (as `jsonIds` writes them) in the contract's form: a table declaration's `json` reader. */
+export function readIds(parsed: unknown): bigint[] {
+  return (parsed as (number | string)[]).map(readId);
 }
 
 /** Orders two ids (a sort's comparator: `a - b` answers a bigint, which `Array.sort` refuses). */

@@ -16,22 +16,19 @@ import type { Emit, ServiceStorage } from "./storage.js";
 
 export type RateType = "billable_rates" | "labor_costs";
 
-/** An id as a service's rows hold it: tracking's numbers, accounts' bigints (docs/ids.md). */
-export type RowId = number | bigint;
-
-/** What a stored rate of any level has, its ids in the service's form. */
-export interface RateHistoryRow<Id extends RowId = number> {
-  id: Id;
-  workspace_id: Id;
+/** What a stored rate of any level has. */
+export interface RateHistoryRow {
+  id: bigint;
+  workspace_id: bigint;
   level: string;
-  level_id: Id;
+  level_id: bigint;
   type: RateType;
   amount: number;
   start: Date;
   /** When the next rate took over; null while current. */
   end: Date | null;
   rate_change_mode: string | null;
-  creator_id: Id;
+  creator_id: bigint;
   created_at: Date;
   updated_at: Date;
   /** Set when a later rate replaced this one. */
@@ -59,27 +56,27 @@ export const RATE_HISTORY_COLUMNS: { [K in keyof RateHistoryRow]-?: Column } = {
 };
 
 /** One entity's rates of one type. */
-export interface RateKey<Id extends RowId = number> {
-  workspace: Id;
+export interface RateKey {
+  workspace: bigint;
   level: string;
-  levelId: Id;
+  levelId: bigint;
   type: RateType;
 }
 
 /** The entity and type of a stored rate. */
-export const rateKeyOf = <Id extends RowId>(row: Pick<RateHistoryRow<Id>, "workspace_id" | "level" | "level_id" | "type">): RateKey<Id> => ({ workspace: row.workspace_id, level: row.level, levelId: row.level_id, type: row.type });
+export const rateKeyOf = (row: Pick<RateHistoryRow, "workspace_id" | "level" | "level_id" | "type">): RateKey => ({ workspace: row.workspace_id, level: row.level, levelId: row.level_id, type: row.type });
 
 /** What a new rate does to the entity's live rates of its type. */
-export interface RatePlan<Id extends RowId = number> {
+export interface RatePlan {
   /** Live rates the new one replaces (marked deleted). */
-  replaced: Id[];
+  replaced: bigint[];
   /** A live rate the new one ends (its `end` set to the new start). */
-  ended?: { id: Id; end: Date };
+  ended?: { id: bigint; end: Date };
   start: Date;
   end: Date | null;
 }
 
-type Live<Id extends RowId = RowId> = Pick<RateHistoryRow<Id>, "id" | "start" | "end">;
+type Live = Pick<RateHistoryRow, "id" | "start" | "end">;
 
 const holds = (r: Live, at: Date) => r.start <= at && (r.end === null || r.end > at);
 
@@ -90,7 +87,7 @@ const holds = (r: Live, at: Date) => r.start <= at && (r.end === null || r.end >
  * `override-current` replaces the rate that holds now and takes its period (from now when none
  * does); `override-all` replaces every rate and holds from the earliest start on (now when none).
  */
-export function planRate<Id extends RowId>(live: readonly Live<Id>[], mode: string | null, start: Date | undefined, now: Date): RatePlan<Id> {
+export function planRate(live: readonly Live[], mode: string | null, start: Date | undefined, now: Date): RatePlan {
   if (start === undefined && mode === "override-all") {
     const earliest = live.length ? live[0].start : now;
     return { replaced: live.map((r) => r.id), start: earliest, end: null };
@@ -103,7 +100,7 @@ export function planRate<Id extends RowId>(live: readonly Live<Id>[], mode: stri
   const at = start ?? new Date(`${now.toISOString().slice(0, 10)}T00:00:00Z`);
   const holder = live.find((r) => holds(r, at));
   const next = live.find((r) => r.start > at);
-  const plan: RatePlan<Id> = { replaced: [], start: at, end: next ? next.start : null };
+  const plan: RatePlan = { replaced: [], start: at, end: next ? next.start : null };
   if (holder && holder.start.getTime() === at.getTime()) plan.replaced.push(holder.id);
   else if (holder) plan.ended = { id: holder.id, end: at };
   return plan;
@@ -117,7 +114,7 @@ export function currentRate<R extends Live>(live: readonly R[], now: Date): R | 
 const rfc3339 = (d: Date): string => d.toISOString().replace(/\.\d{3}Z$/, "Z");
 
 /** A rate as the reference's models.Rate shows it; `ids` are the entity's (`workspace_user_id`, `project_id` ...). */
-export function rateMessage(row: RateHistoryRow<RowId>, ids: Pick<Rate, "workspaceUserId" | "projectId" | "projectUserId" | "plannedTaskId">): Rate {
+export function rateMessage(row: RateHistoryRow, ids: Pick<Rate, "workspaceUserId" | "projectId" | "projectUserId" | "plannedTaskId">): Rate {
   return create(RateSchema, {
     ...ids,
     id: BigInt(row.id),
@@ -135,13 +132,13 @@ export function rateMessage(row: RateHistoryRow<RowId>, ids: Pick<Rate, "workspa
 }
 
 /** The columns of a new rate beyond the history's own: the entity's, its type, amount, mode and creator. */
-export type NewRate<Row extends RateHistoryRow<RowId>> = Omit<Row, "id" | "start" | "end" | "created_at" | "updated_at" | "deleted_at" | "applied_at">;
+export type NewRate<Row extends RateHistoryRow> = Omit<Row, "id" | "start" | "end" | "created_at" | "updated_at" | "deleted_at" | "applied_at">;
 
 /** A table of rates: the queries every level's history runs. */
-export class RateHistory<Row extends RateHistoryRow<RowId>> {
+export class RateHistory<Row extends RateHistoryRow> {
   constructor(readonly table: ScopedTable<Row>) {}
 
-  private of(q: Knex, key: RateKey<RowId>): Knex.QueryBuilder {
+  private of(q: Knex, key: RateKey): Knex.QueryBuilder {
     return this.table.query(q, key.workspace).where({ level: key.level, level_id: key.levelId, type: key.type });
   }
 
@@ -150,12 +147,12 @@ export class RateHistory<Row extends RateHistoryRow<RowId>> {
   }
 
   /** The entity's rates of the type, oldest start first, replaced ones included. */
-  all(q: Knex, key: RateKey<RowId>): Promise<Row[]> {
+  all(q: Knex, key: RateKey): Promise<Row[]> {
     return this.read(this.of(q, key));
   }
 
   /** The entity's live (not replaced) rates of the type, by start, locked for the change. */
-  live(trx: Knex.Transaction, key: RateKey<RowId>): Promise<Row[]> {
+  live(trx: Knex.Transaction, key: RateKey): Promise<Row[]> {
     return this.read(this.of(trx, key).whereNull("deleted_at").forUpdate());
   }
 
@@ -174,7 +171,7 @@ export class RateHistory<Row extends RateHistoryRow<RowId>> {
    * Marks every live rate of the entity that has begun as applied (the scheduler leaves it
    * alone) and answers the one that holds now: the entity's current value follows it.
    */
-  async begin(trx: Knex.Transaction, key: RateKey<RowId>, now: Date): Promise<Row | undefined> {
+  async begin(trx: Knex.Transaction, key: RateKey, now: Date): Promise<Row | undefined> {
     const live = await this.live(trx, key);
     const begun = live.filter((r) => r.start <= now && r.applied_at === null).map((r) => r.id);
     if (begun.length) await this.table.query(trx, key.workspace).whereIn("id", begun.map(idBinding)).update({ applied_at: now });
@@ -203,7 +200,7 @@ export interface RateSchedulerOptions {
  * the table). Each rate is applied in one change (`apply`, which calls `RateHistory.begin`) that
  * marks it applied, so a restart between passes neither loses nor repeats one.
  */
-export abstract class RateScheduler<Row extends RateHistoryRow<RowId>> extends LeasedWork {
+export abstract class RateScheduler<Row extends RateHistoryRow> extends LeasedWork {
   constructor(
     private readonly storage: ServiceStorage,
     private readonly history: RateHistory<Row>,

@@ -22,10 +22,10 @@ export interface ResourceKit {
  * Changes one row of a scope: in one change, reads the row locked, throws the call's `missing`
  * error when it is not there (also for ids no row can have), then runs `work` on it.
  */
-export function changeRow<Row extends { id: number | bigint }, T>(
+export function changeRow<Row extends { id: bigint }, T>(
   storage: ServiceStorage,
   table: ScopedTable<Row>,
-  where: { scope: number | bigint; id: bigint; missing: () => Error },
+  where: { scope: bigint; id: bigint; missing: () => Error },
   work: (existing: Row, trx: Knex.Transaction, emit: Emit) => Promise<T>,
   options?: ChangeOptions,
 ): Promise<T> {

@@ -1,18 +1,13 @@
 import { dbDate, selectArrays, type Knex } from "./db.js";
-import { idBinding, jsonIds, readId, readIdOrNull, rowId, storageId } from "./ids.js";
+import { idBinding, jsonIds, readId, readIdOrNull, rowId } from "./ids.js";
 
 /** How a column is read back from either engine; `?` allows NULL. */
 export type ColumnKind = "id" | "integer" | "number" | "string" | "boolean" | "date" | "json";
 export type Column = ColumnKind | `${ColumnKind}?`;
 
-/** The form a table's rows hold their id columns in: the drivers' number, or the contract's bigint (docs/ids.md). */
-export type IdForm = "number" | "bigint";
-
 /** A resource's table: its name, the column that scopes it (a workspace, an organization), its columns. */
-export interface TableDeclaration<Row extends { id: number | bigint }> {
+export interface TableDeclaration<Row extends { id: bigint }> {
   table: string;
-  /** How its `id` columns read (default "number"; "bigint" for a service whose rows hold the message's ids). */
-  ids?: IdForm;
   scope: keyof Row & string;
   columns: { [K in keyof Row]-?: Column };
   /** The order of `list`: columns, each ascending; `lower(<column>)` sorts ignoring case. */
@@ -36,7 +31,7 @@ const orNull = (read: (value: unknown) => unknown): ColumnReader => (value) => (
 
 /** Each engine returns some kinds its own way: how a value of each kind is read back. */
 const COLUMN_READERS: Record<ColumnKind, ColumnReader> = {
-  id: orNull(Number),
+  id: readIdOrNull,
   integer: orNull(Number),
   number: orNull(Number),
   string: orNull(String),
@@ -45,14 +40,11 @@ const COLUMN_READERS: Record<ColumnKind, ColumnReader> = {
   json: orNull((value) => (typeof value === "string" ? JSON.parse(value) : value)),
 };
 
-const readerOf = (kind: Column, ids: IdForm = "number"): ColumnReader => {
-  const base = (kind.endsWith("?") ? kind.slice(0, -1) : kind) as ColumnKind;
-  return base === "id" && ids === "bigint" ? readIdOrNull : COLUMN_READERS[base];
-};
+const readerOf = (kind: Column): ColumnReader => COLUMN_READERS[(kind.endsWith("?") ? kind.slice(0, -1) : kind) as ColumnKind];
 
-/** A stored value as a row holds it (each engine returns some kinds its own way). */
-export function readColumn(kind: Column, value: unknown, ids: IdForm = "number"): unknown {
-  return readerOf(kind, ids)(value);
+/** A stored value as a row holds it (each engine returns some kinds its own way; an id as the contract's bigint). */
+export function readColumn(kind: Column, value: unknown): unknown {
+  return readerOf(kind)(value);
 }
 
 /** Escapes LIKE's wildcards so a user's `%` or `_` is a literal. */
@@ -63,11 +55,11 @@ export function likePattern(text: string): string {
 /**
  * ScopedTable gives a resource its typed rows and the queries every resource needs, each
  * limited to one scope (a workspace): a row of another workspace is never read, changed or
- * deleted through it. Ids come as the request's int64: one that no row can have (0, negative,
- * beyond 2^53 for a table of number ids, beyond 2^63-1 for bigint ones) finds nothing, never a
- * neighbouring row. Special queries start from `query()`.
+ * deleted through it. Rows hold their ids as the contract's bigint, and ids come as the request's
+ * int64: one that no row can have (see `rowId`) finds nothing, never a neighbouring row. Special
+ * queries start from `query()`.
  */
-export class ScopedTable<Row extends { id: number | bigint }> {
+export class ScopedTable<Row extends { id: bigint }> {
   /** The columns' names and readers, worked out once: lists read thousands of rows. */
   private readonly names: string[];
   private readonly readers: ColumnReader[];
@@ -76,7 +68,7 @@ export class ScopedTable<Row extends { id: number | bigint }> {
     const columns = Object.entries(declaration.columns) as [string, Column][];
     this.names = columns.map(([name]) => name);
     this.readers = columns.map(([name, kind]) => {
-      const read = readerOf(kind, declaration.ids);
+      const read = readerOf(kind);
       const fromJson = declaration.json?.[name as keyof Row];
       return fromJson ? (value: unknown) => (value === null || value === undefined ? null : fromJson(read(value))) : read;
     });
@@ -109,27 +101,22 @@ export class ScopedTable<Row extends { id: number | bigint }> {
   }
 
   /** The scope's rows, for a special query. */
-  query(db: Knex, scope: number | bigint): Knex.QueryBuilder {
+  query(db: Knex, scope: bigint): Knex.QueryBuilder {
     return db(this.table).where(this.declaration.scope, idBinding(scope));
   }
 
-  /** The request's id as this table binds it, or undefined when no row can have it. */
-  private stored(id: bigint): number | bigint | undefined {
-    return this.declaration.ids === "bigint" ? rowId(id) : storageId(id);
-  }
-
-  private one(db: Knex, scope: number | bigint, id: bigint): Knex.QueryBuilder | undefined {
-    const n = this.stored(id);
+  private one(db: Knex, scope: bigint, id: bigint): Knex.QueryBuilder | undefined {
+    const n = rowId(id);
     return n === undefined ? undefined : this.query(db, scope).andWhere("id", idBinding(n)).first();
   }
 
-  async get(db: Knex, scope: number | bigint, id: bigint): Promise<Row | undefined> {
+  async get(db: Knex, scope: bigint, id: bigint): Promise<Row | undefined> {
     const raw = await this.one(db, scope, id);
     return raw ? this.read(raw) : undefined;
   }
 
   /** A row that is not soft-deleted (what other resources check before they refer to one), or undefined. */
-  async getLive(db: Knex, scope: number | bigint, id: bigint): Promise<Row | undefined> {
+  async getLive(db: Knex, scope: bigint, id: bigint): Promise<Row | undefined> {
     const { deletedAt } = this.declaration;
     if (!deletedAt) throw new Error(`${this.table} declares no deletedAt column`);
     const row = await this.get(db, scope, id);
@@ -142,12 +129,12 @@ export class ScopedTable<Row extends { id: number | bigint }> {
    * read in a MySQL transaction answers from the snapshot of its first read: a change that
    * waited for a concurrent one would see the row as it was before that one.
    */
-  async getForChange(trx: Knex.Transaction, scope: number | bigint, id: bigint): Promise<Row | undefined> {
+  async getForChange(trx: Knex.Transaction, scope: bigint, id: bigint): Promise<Row | undefined> {
     const raw = await this.one(trx, scope, id)?.forUpdate();
     return raw ? this.read(raw) : undefined;
   }
 
-  async list(db: Knex, scope: number | bigint, filter: ListFilter<Row> = {}): Promise<Row[]> {
+  async list(db: Knex, scope: bigint, filter: ListFilter<Row> = {}): Promise<Row[]> {
     const q = this.query(db, scope);
     if (filter.where) q.andWhere(this.write(filter.where));
     for (const [column, text] of Object.entries(filter.contains ?? {}) as [string, string][]) {
@@ -163,7 +150,7 @@ export class ScopedTable<Row extends { id: number | bigint }> {
 
   async insert(trx: Knex.Transaction, row: Omit<Row, "id">): Promise<Row> {
     const [id] = await trx(this.table).insert(this.write(row as Partial<Row>));
-    return { ...row, id: this.declaration.ids === "bigint" ? readId(id) : Number(id) } as Row;
+    return { ...row, id: readId(id) } as Row;
   }
 
   /** Changes a row read with getForChange; answers it as it stands after the change. */

@@ -6,7 +6,7 @@ import type { Directory } from "./directory.js";
 import type { Access } from "../gen/gateway/v1/annotations_pb.js";
 import { refusal, scopeOf, type ScopeResolvers } from "./access.js";
 import { forbidden, noAccess, paymentRequired } from "./errors.js";
-import { storageId } from "./ids.js";
+import { rowId } from "./ids.js";
 
 type Membership = Pick<CheckWorkspaceAccessResponse, "admin" | "organizationId" | "premium" | "role" | "rules">;
 /** A membership and nothing more. */
@@ -15,11 +15,7 @@ const MEMBER = {} as const;
 /** Who acts in which workspace, with what role: what every workspace-scoped handler starts from. */
 export interface WorkspaceScope {
   userId: bigint;
-  /** The caller's storage id (rows' `user_id`). */
-  user: number;
   workspaceId: bigint;
-  /** The workspace's storage id (rows' `workspace_id`). */
-  workspace: number;
   organizationId: bigint;
   role: string;
   admin: boolean;
@@ -55,24 +51,24 @@ export class WorkspaceGate {
 
   /** The caller's scope in the workspace, or the refusal the RPC declares (not a member, no such workspace; not an admin; not premium). */
   async scope(userId: bigint, workspaceId: bigint, declared: Partial<Pick<Access, "admin" | "premium" | "denied" | "notAdmin" | "notPremium">> = MEMBER): Promise<WorkspaceScope> {
-    const workspace = storageId(workspaceId);
+    const workspace = rowId(workspaceId);
     const access = workspace === undefined ? undefined : await this.access(userId, workspaceId);
     if (!access || workspace === undefined) throw refusal(declared.denied, forbidden);
     if (declared.admin && !access.admin) throw refusal(declared.notAdmin, noAccess);
     if (declared.premium && !access.premium) throw paymentRequired(declared.notPremium ?? "");
-    return { userId, user: Number(userId), workspaceId, workspace, organizationId: access.organizationId, role: access.role, admin: access.admin, premium: access.premium, rules: access.rules ?? create(WorkspaceRulesSchema) };
+    return { userId, workspaceId, organizationId: access.organizationId, role: access.role, admin: access.admin, premium: access.premium, rules: access.rules ?? create(WorkspaceRulesSchema) };
   }
 
-  /** The storage ids of the workspaces the user is an active member of. */
-  async memberships(userId: bigint): Promise<number[]> {
+  /** The ids of the workspaces the user is an active member of. */
+  async memberships(userId: bigint): Promise<bigint[]> {
     const answer = await this.client.listUserWorkspaces({ userId });
-    return answer.workspaceIds.map(storageId).filter((id): id is number => id !== undefined);
+    return answer.workspaceIds.map(rowId).filter((id): id is bigint => id !== undefined);
   }
 
   /** The user's scope in each workspace they are an active member of (the span of `/me/...` lists). */
   async memberScopes(userId: bigint): Promise<WorkspaceScope[]> {
     const out = [];
-    for (const workspace of await this.memberships(userId)) out.push(await this.scope(userId, BigInt(workspace)));
+    for (const workspace of await this.memberships(userId)) out.push(await this.scope(userId, workspace));
     return out;
   }
 

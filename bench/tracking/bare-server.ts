@@ -3,6 +3,7 @@ import { create } from "@bufbuild/protobuf";
 import { ListProjectsRequestSchema } from "../../gen/tracking/v1/projects_pb.js";
 import { loadConfig } from "../../lib/config.js";
 import { connectDatabase } from "../../lib/db.js";
+import { jsonIds } from "../../lib/ids.js";
 import { coerceParam } from "../../lib/rest-json.js";
 import { visibleTo, type Viewer } from "../../services/tracking/projects/access.js";
 import { filterProjects, listRows } from "../../services/tracking/projects/list.js";
@@ -22,7 +23,7 @@ import { actualSeconds } from "../../services/tracking/time-entries/project-link
 
 const config = loadConfig(process.env);
 const db = await connectDatabase(config, "tracking");
-const viewer: Viewer = { workspace: Number(process.env.BARE_WORKSPACE), userId: Number(process.env.BARE_USER), admin: false, groupIds: [] };
+const viewer: Viewer = { workspace: BigInt(process.env.BARE_WORKSPACE!), userId: BigInt(process.env.BARE_USER!), admin: false, groupIds: [] };
 const app = Fastify();
 app.get("/projects", async (req, reply) => {
   const query = req.query as Record<string, string | string[]>;
@@ -35,7 +36,7 @@ app.get("/projects", async (req, reply) => {
   // decides whether a member's groups are asked for), and the page's tracked time.
   await projectGroups.query(db, viewer.workspace).first("id");
   const actual = await actualSeconds(db, viewer.workspace, rows.map((r) => r.id));
-  return reply.type("application/json").send(JSON.stringify(rows.map((r) => ({ ...r, actual_seconds: actual.get(r.id) }))));
+  return reply.type("application/json").send(JSON.stringify(rows.map((r) => ({ ...r, actual_seconds: actual.get(r.id) })), jsonIds));
 });
 await app.listen({ host: "127.0.0.1", port: Number(process.env.BARE_PORT) });
 const stop = () => void app.close().then(() => db.destroy()).finally(() => process.exit(0));

@@ -1,6 +1,7 @@
 import Fastify from "fastify";
 import { loadConfig } from "../../lib/config.js";
 import { connectDatabase, type Knex } from "../../lib/db.js";
+import { idBinding, jsonIds } from "../../lib/ids.js";
 import { runAgainOnConflict } from "../../lib/storage.js";
 import { newestFirst } from "../../services/tracking/time-entries/rules.js";
 import { runningEntry, timeEntries, userEntries } from "../../services/tracking/time-entries/store.js";
@@ -14,10 +15,11 @@ import { runningEntry, timeEntries, userEntries } from "../../services/tracking/
  */
 
 const config = loadConfig(process.env);
-const userId = Number(process.env.BARE_USER);
+const userId = BigInt(process.env.BARE_USER!);
 const db = await connectDatabase(config, "tracking");
 const app = Fastify();
-const send = (rows: unknown) => JSON.stringify(rows);
+// The rows hold bigint ids: written as JSON numbers, as the service writes them.
+const send = (rows: unknown) => JSON.stringify(rows, jsonIds);
 
 app.get("/range", async (req) => {
   const q = req.query as { from: string; to: string };
@@ -37,7 +39,7 @@ const change = <T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> => r
 app.post("/start", async () => {
   const now = new Date(Math.floor(Date.now() / 1000) * 1000);
   const id = await change(async (trx) => {
-    const running = await trx(timeEntries.table).where("running_user_id", userId).first().forUpdate();
+    const running = await trx(timeEntries.table).where("running_user_id", idBinding(userId)).first().forUpdate();
     if (running) await trx(timeEntries.table).where("id", running.id).update({ stop: now, duration: 0, running_user_id: null, at: new Date() });
     const [inserted] = await trx(timeEntries.table).insert({
       workspace_id: Number(process.env.BARE_WORKSPACE), user_id: userId, billable: false, start: now, duration: -Math.round(now.getTime() / 1000),

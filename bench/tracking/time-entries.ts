@@ -112,7 +112,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
      * as they come; a turn of the event loop after each, as the reports bench's floor takes.
      */
     const monthFloor = (from: string, to: string) => async () => {
-      const rows = await userEntries(db, user.id).whereNull("server_deleted_at").where("start", ">=", new Date(`${from}T00:00:00Z`)).where("start", "<", new Date(`${to}T00:00:00Z`));
+      const rows = await userEntries(db, BigInt(user.id)).whereNull("server_deleted_at").where("start", ">=", new Date(`${from}T00:00:00Z`)).where("start", "<", new Date(`${to}T00:00:00Z`));
       JSON.stringify(rows);
       await new Promise((resolve) => setImmediate(resolve));
       return rows.length;

@@ -14,7 +14,7 @@ const message = (fn: () => unknown) => {
 
 t.test("parseIdList: positive integers, repeats dropped, at least one, at most the limit", async (t) => {
   const opts = { max: 3, invalid: "Invalid value as user IDs" };
-  t.same(parseIdList("3, 1,3,2", opts), [3, 1, 2]);
+  t.strictSame(parseIdList("3, 1,3,2", opts), [3n, 1n, 2n]);
   t.equal(message(() => parseIdList("", opts)), "PATCH expects at least one ID");
   t.equal(message(() => parseIdList("1,2,3,4", opts)), "PATCH request is limited to 3 entries at once");
   for (const bad of ["a", "1,,2", "0", "-1", "1.5", "9007199254740993", "1e3"]) t.equal(message(() => parseIdList(bad, opts)), "Invalid value as user IDs", bad);
@@ -46,10 +46,10 @@ t.test("parsePatchOperations: the request as a whole, with the real API's messag
 });
 
 t.test("applyEach: client errors fail one id, other errors end the request", async (t) => {
-  const result = await applyEach([1, 2, 3, 4], async (id) => {
-    if (id === 2) throw badRequest("Invalid project_id");
-    if (id === 4) throw forbidden("User does not have access to this resource.");
+  const result = await applyEach([1n, 2n, 3n, 4n], async (id) => {
+    if (id === 2n) throw badRequest("Invalid project_id");
+    if (id === 4n) throw forbidden("User does not have access to this resource.");
   });
-  t.same(result, { success: [1, 3], failure: [{ id: 2, message: "Invalid project_id" }, { id: 4, message: "User does not have access to this resource." }] });
-  await t.rejects(applyEach([1], async () => Promise.reject(new Error("database gone"))), /database gone/);
+  t.strictSame(result, { success: [1n, 3n], failure: [{ id: 2n, message: "Invalid project_id" }, { id: 4n, message: "User does not have access to this resource." }] });
+  await t.rejects(applyEach([1n], async () => Promise.reject(new Error("database gone"))), /database gone/);
 });

@@ -7,7 +7,7 @@ import { InProcessBus } from "../bus.js";
 import { ServiceStorage } from "../storage.js";
 import { ScopedTable } from "../scoped-table.js";
 import { changeRow } from "../resource-kit.js";
-import { storageId } from "../ids.js";
+import { rowId } from "../ids.js";
 import { checkCataloged, EVENT_CATALOG, TRACKING_EVENTS, UncatalogedEventError } from "../event-catalog.js";
 import { badRequest, notFound } from "../errors.js";
 import { cleanUp, testEnv } from "../../test/support/harness.js";
@@ -18,8 +18,8 @@ import type { Migration } from "../db.js";
 /** The resource kit on both engines: scoped rows, safe ids, changes, the event catalog. */
 
 interface ThingRow {
-  id: number;
-  workspace_id: number;
+  id: bigint;
+  workspace_id: bigint;
   name: string;
   tags: string[];
   done: boolean;
@@ -56,38 +56,38 @@ t.teardown(async () => {
 });
 const add = (row: Omit<ThingRow, "id">) => storage.change((trx) => things.insert(trx, row));
 
-t.test("storage ids: only positive ids exact as numbers", async (t) => {
-  t.equal(storageId(1n), 1);
-  t.equal(storageId(9007199254740991n), 9007199254740991);
-  for (const id of [0n, -1n, 9007199254740992n, 9007199254740993n, 2n ** 63n - 1n]) t.equal(storageId(id), undefined, String(id));
+t.test("row ids: only positive ids a JSON number holds exactly", async (t) => {
+  t.equal(rowId(1n), 1n);
+  t.equal(rowId(9007199254740991n), 9007199254740991n);
+  for (const id of [0n, -1n, 9007199254740992n, 9007199254740993n, 2n ** 63n - 1n]) t.equal(rowId(id), undefined, String(id));
 });
 
 t.test("rows come back typed, in the declared order, from their own scope only", async (t) => {
   const due = new Date("2025-05-01T10:00:00.123Z");
-  const a = await add({ workspace_id: 1, name: "beta", tags: ["x"], done: true, due });
-  await add({ workspace_id: 1, name: "Alpha", tags: [], done: false, due: null });
-  await add({ workspace_id: 2, name: "alpha 2", tags: [], done: false, due: null });
-  t.same(await things.get(storage.db, 1, BigInt(a.id)), { id: a.id, workspace_id: 1, name: "beta", tags: ["x"], done: true, due });
-  t.equal(await things.get(storage.db, 2, BigInt(a.id)), undefined, "another workspace's row is not found");
-  t.same((await things.list(storage.db, 1)).map((r) => r.name), ["Alpha", "beta"]);
-  t.same((await things.list(storage.db, 1, { contains: { name: "ALP" } })).map((r) => r.name), ["Alpha"]);
-  t.same((await things.list(storage.db, 1, { where: { done: true } })).map((r) => r.name), ["beta"]);
-  t.same(await things.list(storage.db, 1, { contains: { name: "%" } }), [], "LIKE wildcards are literals");
+  const a = await add({ workspace_id: 1n, name: "beta", tags: ["x"], done: true, due });
+  await add({ workspace_id: 1n, name: "Alpha", tags: [], done: false, due: null });
+  await add({ workspace_id: 2n, name: "alpha 2", tags: [], done: false, due: null });
+  t.same(await things.get(storage.db, 1n, a.id), { id: a.id, workspace_id: 1n, name: "beta", tags: ["x"], done: true, due });
+  t.equal(await things.get(storage.db, 2n, a.id), undefined, "another workspace's row is not found");
+  t.same((await things.list(storage.db, 1n)).map((r) => r.name), ["Alpha", "beta"]);
+  t.same((await things.list(storage.db, 1n, { contains: { name: "ALP" } })).map((r) => r.name), ["Alpha"]);
+  t.same((await things.list(storage.db, 1n, { where: { done: true } })).map((r) => r.name), ["beta"]);
+  t.same(await things.list(storage.db, 1n, { contains: { name: "%" } }), [], "LIKE wildcards are literals");
 });
 
 t.test("changeRow: 404 when missing, the declared error for a duplicate, nothing half-written", async (t) => {
-  const b = await add({ workspace_id: 4, name: "one", tags: [], done: false, due: null });
-  await add({ workspace_id: 4, name: "two", tags: [], done: false, due: null });
+  const b = await add({ workspace_id: 4n, name: "one", tags: [], done: false, due: null });
+  await add({ workspace_id: 4n, name: "two", tags: [], done: false, due: null });
   const taken = () => badRequest("Name has already been taken");
   await t.rejects(
-    changeRow(storage, things, { scope: 4, id: BigInt(b.id), missing: () => notFound("x") }, (row, trx) => things.update(trx, row, { name: "two" }), { onDuplicate: taken }),
+    changeRow(storage, things, { scope: 4n, id: b.id, missing: () => notFound("x") }, (row, trx) => things.update(trx, row, { name: "two" }), { onDuplicate: taken }),
     { message: "Name has already been taken", code: Code.InvalidArgument },
   );
-  t.equal((await things.get(storage.db, 4, BigInt(b.id)))!.name, "one");
-  const updated = await changeRow(storage, things, { scope: 4, id: BigInt(b.id), missing: () => notFound("x") }, (row, trx) => things.update(trx, row, { tags: ["a", "b"], done: true }));
+  t.equal((await things.get(storage.db, 4n, b.id))!.name, "one");
+  const updated = await changeRow(storage, things, { scope: 4n, id: b.id, missing: () => notFound("x") }, (row, trx) => things.update(trx, row, { tags: ["a", "b"], done: true }));
   t.same(updated.tags, ["a", "b"]);
-  t.same((await things.get(storage.db, 4, BigInt(b.id)))!.tags, ["a", "b"]);
-  await t.rejects(changeRow(storage, things, { scope: 5, id: BigInt(b.id), missing: () => notFound("not here") }, async () => undefined), { message: "not here" });
+  t.same((await things.get(storage.db, 4n, b.id))!.tags, ["a", "b"]);
+  await t.rejects(changeRow(storage, things, { scope: 5n, id: b.id, missing: () => notFound("not here") }, async () => undefined), { message: "not here" });
   const other = new ConnectError("boom", Code.Internal);
   await t.rejects(storage.change(async () => Promise.reject(other), { onDuplicate: taken }), other, "other errors pass through");
 });
@@ -104,10 +104,10 @@ t.test("the event catalog: emitting what it does not list fails; the webhooks of
 // Last: after this row, new ids of the table would be beyond 2^53 themselves.
 t.test("an id beyond 2^53 finds nothing, not the row whose id it rounds to", async (t) => {
   await storage.db("things").insert({ id: 9007199254740992, workspace_id: 3, name: "edge", tags: "[]", done: false });
-  t.equal(await things.get(storage.db, 3, 9007199254740993n), undefined);
-  t.equal(await things.get(storage.db, 3, 9007199254740992n), undefined, "2^53 itself is not exact either");
+  t.equal(await things.get(storage.db, 3n, 9007199254740993n), undefined);
+  t.equal(await things.get(storage.db, 3n, 9007199254740992n), undefined, "2^53 itself is not exact either");
   const missing = () => notFound("no thing");
-  await t.rejects(changeRow(storage, things, { scope: 3, id: 9007199254740993n, missing }, async () => t.fail("must not run")), { message: "no thing" });
+  await t.rejects(changeRow(storage, things, { scope: 3n, id: 9007199254740993n, missing }, async () => t.fail("must not run")), { message: "no thing" });
 });
 
 t.test("no call to another service while a change's transaction is open", { skip: process.env.TRANSACTION_CHECKS === "1" ? false : "checked where TRANSACTION_CHECKS=1 (npm test sets it)" }, async (t) => {
@@ -117,26 +117,26 @@ t.test("no call to another service while a change's transaction is open", { skip
   t.equal((await identity.getUserProfile({ userId: 1n })).fullname, "A", "outside a change");
   await t.rejects(
     storage.change(async (trx) => {
-      await things.insert(trx, { workspace_id: 77, name: "locked", tags: [], done: false, due: null });
+      await things.insert(trx, { workspace_id: 77n, name: "locked", tags: [], done: false, due: null });
       await identity.getUserProfile({ userId: 1n });
     }),
     /accounts\.v1\.IdentityService\.GetUserProfile called inside a transaction of the tracking service/,
   );
-  t.same(await things.list(storage.db, 77), [], "the change was rolled back");
+  t.same(await things.list(storage.db, 77n), [], "the change was rolled back");
   const after = await storage.change(async () => "done");
   t.equal(after, "done");
   t.equal((await identity.getUserProfile({ userId: 1n })).fullname, "A", "after a change");
 });
 
 t.test("againOnDuplicate runs a change that collides on a unique key again, then gives up as declared", async (t) => {
-  await add({ workspace_id: 78, name: "taken", tags: [], done: false, due: null });
+  await add({ workspace_id: 78n, name: "taken", tags: [], done: false, due: null });
   let runs = 0;
   const name = () => (++runs < 3 ? "taken" : "free");
-  const row = await storage.change((trx) => things.insert(trx, { workspace_id: 78, name: name(), tags: [], done: false, due: null }), { againOnDuplicate: { attempts: 3, giveUp: () => badRequest("gave up") } });
+  const row = await storage.change((trx) => things.insert(trx, { workspace_id: 78n, name: name(), tags: [], done: false, due: null }), { againOnDuplicate: { attempts: 3, giveUp: () => badRequest("gave up") } });
   t.same([row.name, runs], ["free", 3], "ran until it did not collide");
   runs = 0;
   const err = await storage
-    .change((trx) => (runs++, things.insert(trx, { workspace_id: 78, name: "taken", tags: [], done: false, due: null })), { againOnDuplicate: { attempts: 2, giveUp: () => badRequest("gave up") } })
+    .change((trx) => (runs++, things.insert(trx, { workspace_id: 78n, name: "taken", tags: [], done: false, due: null })), { againOnDuplicate: { attempts: 2, giveUp: () => badRequest("gave up") } })
     .catch((e) => e);
   t.same([(err as ConnectError).rawMessage, runs], ["gave up", 2]);
 });

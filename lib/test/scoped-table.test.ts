@@ -2,27 +2,29 @@ import t from "tap";
 import { loadConfig } from "../config.js";
 import { connectDatabase, dropDatabase } from "../db.js";
 import { ScopedTable } from "../scoped-table.js";
+import { readIds } from "../ids.js";
 import { testEnv } from "../../test/support/harness.js";
 
 /** readAll (rows read as arrays) reads every kind of column as read() does, on either engine. */
 
-interface ThingRow<Id extends number | bigint = number> {
-  id: Id;
-  workspace_id: Id;
-  parent_id: Id | null;
+interface ThingRow {
+  id: bigint;
+  workspace_id: bigint;
+  parent_id: bigint | null;
   name: string;
   note: string | null;
   active: boolean;
   amount: number;
   starts: Date;
   ends: Date | null;
-  ids: Id[];
+  ids: bigint[];
 }
 
 const things = new ScopedTable<ThingRow>({
   table: "things",
   scope: "workspace_id",
   columns: { id: "id", workspace_id: "id", parent_id: "id?", name: "string", note: "string?", active: "boolean", amount: "number", starts: "date", ends: "date?", ids: "json" },
+  json: { ids: readIds },
   order: ["id"],
 });
 
@@ -63,7 +65,7 @@ await db("things").insert(
 );
 
 t.test("the same rows as read() of the objects, with date and boolean bindings", async (t) => {
-  const query = () => things.query(db, 1).where("starts", ">=", new Date(base + 3 * 3_600_123)).where("active", true).orderBy("id");
+  const query = () => things.query(db, 1n).where("starts", ">=", new Date(base + 3 * 3_600_123)).where("active", true).orderBy("id");
   const expected = (await query()).map((raw: Record<string, unknown>) => things.read(raw));
   const rows = await things.readAll(db, query());
   t.ok(expected.length > 10, `${expected.length} rows`);
@@ -73,34 +75,24 @@ t.test("the same rows as read() of the objects, with date and boolean bindings",
 });
 
 t.test("nothing found is an empty list", async (t) => {
-  t.same(await things.readAll(db, things.query(db, 3)), []);
+  t.same(await things.readAll(db, things.query(db, 3n)), []);
 });
 
-/** The same table declared with bigint ids (accounts' form, docs/ids.md). */
-const bigThings = new ScopedTable<ThingRow<bigint>>({
-  table: "things",
-  ids: "bigint",
-  scope: "workspace_id",
-  columns: things.declaration.columns,
-  json: { ids: (parsed) => (parsed as number[]).map(BigInt) },
-  order: ["id"],
-});
-
-t.test("bigint ids: id columns and JSON ids read as bigint, an insert answers a bigint, JSON ids are stored as numbers", async (t) => {
-  const [row] = await bigThings.list(db, 2n);
+t.test("ids: id columns and JSON ids read as bigint, an insert answers a bigint, JSON ids are stored as numbers", async (t) => {
+  const [row] = await things.list(db, 2n);
   t.equal(typeof row.id, "bigint");
   t.equal(row.workspace_id, 2n);
   t.equal(row.parent_id, null);
   t.same(row.ids, [0n, 1n]);
-  const got = await bigThings.get(db, 2n, row.id);
+  const got = await things.get(db, 2n, row.id);
   t.equal(got?.id, row.id, "found by the message's id");
-  t.equal(await bigThings.get(db, 2n, 2n ** 63n), undefined, "an id beyond a BIGINT finds nothing");
-  t.equal(await bigThings.get(db, 2n, 0n), undefined);
+  t.equal(await things.get(db, 2n, 2n ** 53n), undefined, "an id beyond 2^53-1 finds nothing");
+  t.equal(await things.get(db, 2n, 0n), undefined);
   const inserted = await db.transaction((trx) =>
-    bigThings.insert(trx, { workspace_id: 4n, parent_id: 3n, name: "n", note: null, active: true, amount: 1, starts: new Date(base), ends: null, ids: [7n, 9007199254740991n] }),
+    things.insert(trx, { workspace_id: 4n, parent_id: 3n, name: "n", note: null, active: true, amount: 1, starts: new Date(base), ends: null, ids: [7n, 9007199254740991n] }),
   );
   t.equal(typeof inserted.id, "bigint");
   const stored = await db("things").where("id", Number(inserted.id)).first("ids");
   t.equal(typeof stored.ids === "string" ? stored.ids : JSON.stringify(stored.ids), "[7,9007199254740991]", "the stored bytes are JSON numbers");
-  t.same((await bigThings.readAll(db, bigThings.query(db, 4n)))[0], inserted);
+  t.same((await things.readAll(db, things.query(db, 4n)))[0], inserted);
 });

@@ -19,7 +19,7 @@ export const invalidUser = () => badRequest("Invalid user_id");
 /** A query parameter or id list the service cannot read (`include_archived`, `project_ids`, `user_ids`). */
 export const invalidValue = (name: string) => badRequest(`Invalid ${name}`);
 /** Users (or groups) a body names that are no members of (not assigned to) the workspace. */
-export const notInWorkspace = (field: string, ids: readonly number[]) => badRequest(`Invalid ${field}: ${ids.join(", ")} not in the workspace`);
+export const notInWorkspace = (field: string, ids: readonly bigint[]) => badRequest(`Invalid ${field}: ${ids.join(", ")} not in the workspace`);
 export const premiumNeeded = (field: string) => paymentRequired(`premium needed to use ${field}`);
 export const activeFilterInvalid = () => badRequest("Invalid value for active: expected true, false or both");
 export const sortOrderInvalid = () => badRequest("Invalid sort_order: expected ASC or DESC");
@@ -36,7 +36,7 @@ export const restoreChoiceAmbiguous = () => badRequest("Bad Request");
 
 // Projects.
 export const projectClientMissing = (clientId: bigint, workspaceId: bigint) => badRequest(`Client with the ID ${clientId} isn't present in workspace ${workspaceId}`);
-export const projectNotOfClient = (projectId: number, clientId: number) => badRequest(`Project ${projectId} is not a project of client ${clientId}`);
+export const projectNotOfClient = (projectId: bigint, clientId: bigint) => badRequest(`Project ${projectId} is not a project of client ${clientId}`);
 export const projectNameEmpty = () => badRequest("Project name must not be empty");
 export const projectColorInvalid = (raw: string) => badRequest(`Error in validating color '${raw}'. Project color must be a hex value in the form of #[0-9a-f]{6}.`);
 export const projectEndBeforeStart = () => badRequest("end_date must not be earlier than start_date");

@@ -18,10 +18,8 @@ export interface TrackingScope extends WorkspaceScope {
 /** The caller's own scope (RPCs declared SCOPE_USER): the workspaces they are an active member of. */
 export interface TrackingUserScope {
   userId: bigint;
-  /** The caller's storage id (rows' `user_id`). */
-  user: number;
-  /** The storage ids of the caller's workspaces. */
-  memberships(): Promise<number[]>;
+  /** The ids of the caller's workspaces. */
+  memberships(): Promise<bigint[]>;
   /** The caller's scope in each of their workspaces. */
   workspaces(): Promise<TrackingScope[]>;
 }
@@ -36,7 +34,7 @@ export const trackingUserScope = (ctx: HandlerContext) => scopeOf<TrackingUserSc
  * when they are no active member of it (any more): what work done on a user's behalf outside their
  * own request (a saved report's run, a scheduled mail) acts in.
  */
-export type MemberScope = (userId: number, workspace: number) => Promise<TrackingScope | undefined>;
+export type MemberScope = (userId: bigint, workspace: bigint) => Promise<TrackingScope | undefined>;
 
 /** The tracking service's access resolvers: the workspace gate's answer, with the caller as a viewer of its projects. */
 export function trackingAccess(gate: WorkspaceGate, db: Knex, identity: Client<typeof IdentityService>): ScopeResolvers & { member: MemberScope } {
@@ -44,7 +42,7 @@ export function trackingAccess(gate: WorkspaceGate, db: Knex, identity: Client<t
   return {
     workspace: async (userId, workspaceId, access) => withViewer(await gate.scope(userId, workspaceId, access)),
     member: async (userId, workspace) => {
-      const scope = await gate.scope(BigInt(userId), BigInt(workspace)).catch((err: unknown) => {
+      const scope = await gate.scope(userId, workspace).catch((err: unknown) => {
         if (err instanceof ConnectError && err.code === Code.PermissionDenied) return undefined;
         throw err;
       });
@@ -52,7 +50,6 @@ export function trackingAccess(gate: WorkspaceGate, db: Knex, identity: Client<t
     },
     user: (userId): TrackingUserScope => ({
       userId,
-      user: Number(userId),
       memberships: () => gate.memberships(userId),
       workspaces: async () => Promise.all((await gate.memberScopes(userId)).map(withViewer)),
     }),

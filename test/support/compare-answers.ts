@@ -7,7 +7,11 @@
  *
  * What differs from run to run whatever the code (times, the random part of the tests' emails,
  * tokens and secrets) is masked first; every other byte of a request and its answer is compared.
- * Prints per test file the exchanges that match and the first ones that do not.
+ * A binary answer (a ZIP, XLSX or PDF file: they carry the time they were made, and the recording
+ * holds them decoded as text) is compared by its status only; the tests that read such files check
+ * their contents. A request repeated at once with the same answer (a test polling for a job's state)
+ * counts once: how often it polls depends on timing. Prints per test file the exchanges that match
+ * and the first ones that do not.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +21,8 @@ const MASKS: [RegExp, string][] = [
   [/\b([a-z]+\d*)\.([0-9a-f]{6,}|\d{13})\b/gi, "$1.<random>"],
   [/127\.0\.0\.1:\d+/g, "127.0.0.1:<port>"],
   [/"file":"[^"]*"/g, '"file":"<random image>"'],
+  // Files the tests make and upload (imports' ZIPs carry the time they were made).
+  [/"content":"[A-Za-z0-9+/=]{40,}"/g, '"content":"<file>"'],
   [/\b[0-9a-f]{32,}\.(png|jpg|gif|webp)\b/g, "<hex>.<image>"],
   [/\b[0-9a-f]{32,}\b/g, "<hex>"],
   [/[A-Za-z0-9_-]{32,}/g, "<token>"],
@@ -24,11 +30,34 @@ const MASKS: [RegExp, string][] = [
 
 const mask = (line: string) => MASKS.reduce((text, [pattern, by]) => text.replace(pattern, by), line);
 
-/** A file's exchanges: each request line with its answer line. */
+const REQUEST = /^(GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS) \//;
+const STATUS = /^\d{3} /;
+const BINARY = /^(\d{3}) (PK\u0003\u0004|%PDF-)/;
+
+/**
+ * A file's exchanges: each request with its answer. Either may span lines (a raw body, a CSV or a
+ * file): a request starts at a method and a path, its answer at the status after it.
+ */
 function exchanges(file: string): string[] {
-  const lines = readFileSync(file, "utf8").split("\n");
   const out: string[] = [];
-  for (let i = 0; i + 1 < lines.length; i += 2) out.push(`${mask(lines[i])}\n${mask(lines[i + 1])}`);
+  let request: string[] = [];
+  let answer: string[] | undefined;
+  const flush = () => {
+    if (!answer) return;
+    const text = answer.join("\n");
+    const binary = BINARY.exec(text);
+    const exchange = `${mask(request.join("\n"))}\n${binary ? `${binary[1]} <binary>` : mask(text)}`;
+    if (exchange !== out.at(-1)) out.push(exchange);
+  };
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (REQUEST.test(line) && (answer || request.length === 0)) {
+      flush();
+      request = [line];
+      answer = undefined;
+    } else if (!answer && STATUS.test(line)) answer = [line];
+    else (answer ?? request).push(line);
+  }
+  flush();
   return out;
 }
 

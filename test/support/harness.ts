@@ -8,6 +8,7 @@ import { connect } from "nats";
 import { loadConfig, SERVICE_NAMES, type Config, type ServiceName } from "../../lib/config.js";
 import { dropDatabase } from "../../lib/db.js";
 import { createLogger } from "../../lib/logger.js";
+import { jsonIds } from "../../lib/ids.js";
 import type { Clock } from "../../lib/clock.js";
 import { startSystem, type System } from "../../cmd/system.js";
 
@@ -127,7 +128,7 @@ export async function startTestSystem(t: TestContext, options: { clock?: Clock; 
     if (auth?.cookie) headers.cookie = auth.cookie;
     let body: string | undefined = opts.rawBody;
     if (opts.body !== undefined) {
-      body = JSON.stringify(opts.body);
+      body = JSON.stringify(opts.body, jsonIds);
       headers["content-type"] ??= "application/json";
     }
     const res = await fetch(`${url}${path}`, { method, headers, body });

@@ -13,7 +13,6 @@ export interface GroupRow {
 /** An organization's groups, each limited to its organization. */
 export const groups = new ScopedTable<GroupRow>({
   table: "groups",
-  ids: "bigint",
   scope: "organization_id",
   columns: { id: "id", organization_id: "id", name: "string", created_at: "date", updated_at: "date" },
   order: ["lower(name)", "id"],

@@ -30,7 +30,6 @@ export interface InvitationRow {
 /** An organization's invitations. */
 export const invitations = new ScopedTable<InvitationRow>({
   table: "invitations",
-  ids: "bigint",
   scope: "organization_id",
   columns: {
     id: "id",

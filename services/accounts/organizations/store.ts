@@ -33,7 +33,6 @@ export interface OrganizationRow {
 /** Organizations; an organization is its own scope (the scope column is its id). */
 export const organizations = new ScopedTable<OrganizationRow>({
   table: "organizations",
-  ids: "bigint",
   scope: "id",
   columns: { id: "id", name: "string", owner_id: "id", max_workspaces: "integer", pricing_plan_id: "integer", created_at: "date", updated_at: "date" },
   order: ["id"],
@@ -68,7 +67,6 @@ export type AccountMember = OrganizationUserRow & { user_id: bigint };
 /** An organization's users (memberships, and pending invitees), each limited to its organization. */
 export const organizationUsers = new ScopedTable<OrganizationUserRow>({
   table: "organization_users",
-  ids: "bigint",
   scope: "organization_id",
   columns: {
     id: "id",

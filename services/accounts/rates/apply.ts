@@ -17,7 +17,7 @@ export interface WorkspaceRateEntity {
 }
 
 /** The entity a rate names, locked for the change: the path's workspace, or one of its memberships; undefined when gone. */
-async function lockedEntity(trx: Knex.Transaction, key: RateKey<bigint>): Promise<WorkspaceRateEntity | undefined> {
+async function lockedEntity(trx: Knex.Transaction, key: RateKey): Promise<WorkspaceRateEntity | undefined> {
   const workspace = await workspaceByIdForChange(trx, key.workspace);
   if (!workspace) return undefined;
   if (key.level === "workspace") return key.levelId === workspace.id ? { workspace } : undefined;
@@ -26,14 +26,14 @@ async function lockedEntity(trx: Knex.Transaction, key: RateKey<bigint>): Promis
 }
 
 /** The same for a new rate: a missing entity is the route's 400. */
-export async function entityForChange(trx: Knex.Transaction, key: RateKey<bigint>): Promise<WorkspaceRateEntity> {
+export async function entityForChange(trx: Knex.Transaction, key: RateKey): Promise<WorkspaceRateEntity> {
   const entity = await lockedEntity(trx, key);
   if (!entity) throw key.level === "workspace" ? rateWorkspaceInvalid() : rateWorkspaceUserMissing();
   return entity;
 }
 
 /** The same without locks, for a list. */
-export async function checkEntity(db: Knex, key: RateKey<bigint>): Promise<void> {
+export async function checkEntity(db: Knex, key: RateKey): Promise<void> {
   const workspace = await workspaceById(db, key.workspace);
   if (key.level === "workspace") {
     if (!workspace || key.levelId !== workspace.id) throw rateWorkspaceInvalid();
@@ -51,7 +51,7 @@ export async function checkEntity(db: Knex, key: RateKey<bigint>): Promise<void>
  * A workspace has no labor cost: such rates are history only; a rate of a workspace user since
  * removed is marked applied and changes nothing. `actor` is the change's user.
  */
-export async function applyWorkspaceRate(trx: Knex.Transaction, emit: Emit, key: RateKey<bigint>, actor: bigint, now: Date): Promise<void> {
+export async function applyWorkspaceRate(trx: Knex.Transaction, emit: Emit, key: RateKey, actor: bigint, now: Date): Promise<void> {
   // The entity first, then its rates: the order a new rate locks them in.
   const entity = await lockedEntity(trx, key);
   const current = await workspaceRateHistory.begin(trx, key, now);

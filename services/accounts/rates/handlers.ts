@@ -10,7 +10,7 @@ import { applyWorkspaceRate, checkEntity, entityForChange } from "./apply.js";
 import { workspaceRateHistory, type WorkspaceRateRow } from "./store.js";
 
 /** The entity and type a request names (the tracking service checked them for its caller). */
-function rateKey(req: { workspaceId: bigint; level: string; levelId: bigint; type: string }): RateKey<bigint> {
+function rateKey(req: { workspaceId: bigint; level: string; levelId: bigint; type: string }): RateKey {
   if (req.level !== "workspace" && req.level !== "workspace_user") throw workspaceRateRequestInvalid("level");
   if (req.type !== "billable_rates" && req.type !== "labor_costs") throw workspaceRateRequestInvalid("type");
   const workspace = rowId(req.workspaceId);

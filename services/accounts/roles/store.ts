@@ -17,7 +17,6 @@ export interface RoleRow {
 /** An organization's own roles, each limited to its organization. */
 export const roles = new ScopedTable<RoleRow>({
   table: "roles",
-  ids: "bigint",
   scope: "organization_id",
   columns: { id: "id", organization_id: "id", code: "string", name: "string", description: "string", entity: "string", created_at: "date", updated_at: "date" },
   order: ["lower(name)", "id"],

@@ -42,7 +42,6 @@ export interface WorkspaceRow {
 /** An organization's workspaces. */
 export const workspaces = new ScopedTable<WorkspaceRow>({
   table: "workspaces",
-  ids: "bigint",
   scope: "organization_id",
   columns: {
     id: "id",

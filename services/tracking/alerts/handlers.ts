@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { ConnectRouter } from "@connectrpc/connect";
 import { AlertSchema, AlertService, type Alert } from "../../../gen/tracking/v1/alerts_pb.js";
-import { requireStorageId } from "../../../lib/ids.js";
+import { requireRowId } from "../../../lib/ids.js";
 import { type TrackingScope, trackingScope } from "../scope.js";
 import type { Knex } from "../../../lib/db.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
@@ -12,9 +12,9 @@ import { type AlertBody, type AlertSettings, alertSettings, arrayText, checkRece
 
 function alertMessage(row: AlertRow): Alert {
   return create(AlertSchema, {
-    id: BigInt(row.id),
-    wid: BigInt(row.workspace_id),
-    projectId: row.project_id === null ? undefined : BigInt(row.project_id),
+    id: row.id,
+    wid: row.workspace_id,
+    projectId: row.project_id ?? undefined,
     objectType: row.object_type,
     sourceKind: row.source_kind,
     thresholdType: row.threshold_type,
@@ -32,7 +32,7 @@ function alertMessage(row: AlertRow): Alert {
 /** The stored columns of checked settings. */
 function storedSettings(settings: AlertSettings): Omit<AlertRow, "id" | "workspace_id" | "creator_id" | "created_at"> {
   return {
-    project_id: settings.projectId === undefined ? null : Number(settings.projectId),
+    project_id: settings.projectId ?? null,
     object_type: settings.objectType,
     source_kind: settings.sourceKind,
     threshold_type: settings.thresholdType,
@@ -51,7 +51,7 @@ export function alertHandlers({ storage, clock, identity }: ResourceKit) {
     const settings = alertSettings(body);
     if (settings.receiverUsers.length) {
       const { members } = await identity.listWorkspaceMembers({ workspaceId: scope.workspaceId });
-      checkReceiverUsers(settings.receiverUsers, new Set(members.map((m) => Number(m.userId))));
+      checkReceiverUsers(settings.receiverUsers, new Set(members.map((m) => m.userId)));
     }
     return settings;
   }
@@ -59,13 +59,13 @@ export function alertHandlers({ storage, clock, identity }: ResourceKit) {
   /** The watched project must be a live project of the workspace. */
   async function checkProject(trx: Knex.Transaction, scope: TrackingScope, settings: AlertSettings): Promise<void> {
     if (settings.projectId === undefined) return;
-    if (!(await projects.getLive(trx, scope.workspace, settings.projectId))) throw invalidProject();
+    if (!(await projects.getLive(trx, scope.workspaceId, settings.projectId))) throw invalidProject();
   }
   return (router: ConnectRouter) =>
     router.service(AlertService, {
       async listAlerts(req, ctx) {
         const scope = trackingScope(ctx);
-        return { alerts: (await alerts.list(db, scope.workspace)).map(alertMessage) };
+        return { alerts: (await alerts.list(db, scope.workspaceId)).map(alertMessage) };
       },
 
       async createAlert(req, ctx) {
@@ -74,9 +74,9 @@ export function alertHandlers({ storage, clock, identity }: ResourceKit) {
         const row = await storage.change(async (trx) => {
           await checkProject(trx, scope, settings);
           return alerts.insert(trx, {
-            workspace_id: scope.workspace,
+            workspace_id: scope.workspaceId,
             ...storedSettings(settings),
-            creator_id: scope.user,
+            creator_id: scope.userId,
             created_at: clock.now(),
           });
         });
@@ -85,9 +85,9 @@ export function alertHandlers({ storage, clock, identity }: ResourceKit) {
 
       async updateAlert(req, ctx) {
         const scope = trackingScope(ctx);
-        requireStorageId(req.alertId, alertIdInvalid);
+        requireRowId(req.alertId, alertIdInvalid);
         const settings = await checkedSettings(scope, req);
-        const row = await changeRow(storage, alerts, { scope: scope.workspace, id: req.alertId, missing: alertNotFound }, async (existing, trx) => {
+        const row = await changeRow(storage, alerts, { scope: scope.workspaceId, id: req.alertId, missing: alertNotFound }, async (existing, trx) => {
           await checkProject(trx, scope, settings);
           return alerts.update(trx, existing, storedSettings(settings));
         });
@@ -96,8 +96,8 @@ export function alertHandlers({ storage, clock, identity }: ResourceKit) {
 
       async deleteAlert(req, ctx) {
         const scope = trackingScope(ctx);
-        requireStorageId(req.alertId, alertIdInvalid);
-        await changeRow(storage, alerts, { scope: scope.workspace, id: req.alertId, missing: alertNotFound }, (existing, trx) => alerts.delete(trx, existing));
+        requireRowId(req.alertId, alertIdInvalid);
+        await changeRow(storage, alerts, { scope: scope.workspaceId, id: req.alertId, missing: alertNotFound }, (existing, trx) => alerts.delete(trx, existing));
         return {};
       },
     });

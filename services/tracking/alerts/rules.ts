@@ -35,7 +35,7 @@ export interface AlertSettings {
   thresholds: number[];
   receivers: number;
   receiverRoles: string[];
-  receiverUsers: number[];
+  receiverUsers: bigint[];
 }
 
 /** The request's alert, or the first of the reference's errors it has (in the reference's order). */
@@ -59,7 +59,7 @@ export function alertSettings(req: AlertBody): AlertSettings {
   if (req.receiverRoles.length === 0 && req.receiverUsers.length === 0) throw alertFieldBlank("receivers");
   if (req.receiverRoles.some((r) => !(RECEIVER_ROLES as readonly string[]).includes(r))) throw alertFieldOutOfRange("receiver role");
   const receiverRoles = [...new Set(req.receiverRoles)];
-  const receiverUsers = [...new Set(req.receiverUsers.map(Number))];
+  const receiverUsers = [...new Set(req.receiverUsers)];
   const receivers = (receiverRoles.length ? RECEIVER_TYPE.roles : 0) | (receiverUsers.length ? RECEIVER_TYPE.users : 0);
 
   if (req.objectType !== undefined && req.objectType !== kind.objectType) throw alertFieldOutOfRange("alert type");
@@ -68,12 +68,12 @@ export function alertSettings(req: AlertBody): AlertSettings {
 }
 
 /** The receiver users who are no members of the workspace. */
-export function checkReceiverUsers(userIds: number[], memberIds: ReadonlySet<number>): void {
+export function checkReceiverUsers(userIds: bigint[], memberIds: ReadonlySet<bigint>): void {
   const strangers = userIds.filter((id) => !memberIds.has(id));
   if (strangers.length) throw notInWorkspace("receiver_users", strangers);
 }
 
 /** A list as PostgreSQL array text (`{80,100}`), as the real service answers the alert's lists. */
-export function arrayText(items: readonly (string | number)[]): string {
+export function arrayText(items: readonly (string | number | bigint)[]): string {
   return `{${items.join(",")}}`;
 }

@@ -1,10 +1,11 @@
 import { ScopedTable } from "../../../lib/scoped-table.js";
+import { readIds } from "../../../lib/ids.js";
 
 export interface AlertRow {
-  id: number;
-  workspace_id: number;
+  id: bigint;
+  workspace_id: bigint;
   /** The watched project; null for a source kind without one. */
-  project_id: number | null;
+  project_id: bigint | null;
   object_type: number;
   source_kind: string;
   threshold_type: string;
@@ -13,8 +14,8 @@ export interface AlertRow {
   /** Which receiver lists are set (rules.ts RECEIVER_TYPE). */
   receivers: number;
   receiver_roles: string[];
-  receiver_users: number[];
-  creator_id: number;
+  receiver_users: bigint[];
+  creator_id: bigint;
   created_at: Date;
 }
 
@@ -36,5 +37,6 @@ export const alerts = new ScopedTable<AlertRow>({
     creator_id: "id",
     created_at: "date",
   },
+  json: { receiver_users: readIds },
   order: ["id"],
 });

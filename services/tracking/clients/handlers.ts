@@ -6,7 +6,7 @@ import { clientEvent, clientMessage } from "./view.js";
 import { clients, type ClientRow } from "./store.js";
 import { checkBodyWorkspace, clientIdsOf, clientName, statusFilter } from "./rules.js";
 import { detachClientProjects, setClientProjectsActive } from "../projects/cascade.js";
-import { storageId } from "../../../lib/ids.js";
+import { idBinding, rowId } from "../../../lib/ids.js";
 import { clientMissing, clientNotFound, nameTaken, restoreChoiceAmbiguous } from "../errors.js";
 import { toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
@@ -19,7 +19,7 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
     router.service(ClientService, {
       async listClients(req, ctx) {
         const scope = trackingScope(ctx);
-        const rows = await clients.list(db, scope.workspace, { where: statusFilter(req.status), contains: { name: req.name.trim() } });
+        const rows = await clients.list(db, scope.workspaceId, { where: statusFilter(req.status), contains: { name: req.name.trim() } });
         return { clients: rows.map(clientMessage) };
       },
 
@@ -27,7 +27,7 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
         const scope = trackingScope(ctx);
         const ids = clientIdsOf(req.clientIds ? toJson(ValueSchema, req.clientIds) : undefined);
         if (ids.length === 0) return { clients: [] };
-        const rows = await clients.query(db, scope.workspace).whereIn("id", ids).orderByRaw("lower(name)").orderBy("id");
+        const rows = await clients.query(db, scope.workspaceId).whereIn("id", ids.map(idBinding)).orderByRaw("lower(name)").orderBy("id");
         return { clients: rows.map((raw: Record<string, unknown>) => clientMessage(clients.read(raw))) };
       },
 
@@ -38,11 +38,11 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
         const now = clock.now();
         const row = await storage.change(async (trx, emit) => {
           const created = await clients.insert(trx, {
-            workspace_id: scope.workspace,
+            workspace_id: scope.workspaceId,
             name,
             notes: req.notes ?? null,
             archived: false,
-            creator_id: scope.user,
+            creator_id: scope.userId,
             created_at: now,
             at: now,
           });
@@ -54,7 +54,7 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
 
       async getClient(req, ctx) {
         const scope = trackingScope(ctx);
-        const row = await clients.get(db, scope.workspace, req.clientId);
+        const row = await clients.get(db, scope.workspaceId, req.clientId);
         if (!row) throw noClient(req.clientId)();
         return { client: clientMessage(row) };
       },
@@ -65,7 +65,7 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
         const changes: Partial<ClientRow> = { at: clock.now() };
         if (req.name !== undefined) changes.name = clientName(req.name);
         if (req.notes !== undefined) changes.notes = req.notes;
-        const row = await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: clientMissing }, async (existing, trx, emit) => {
+        const row = await changeRow(storage, clients, { scope: scope.workspaceId, id: req.clientId, missing: clientMissing }, async (existing, trx, emit) => {
           const updated = await clients.update(trx, existing, changes);
           await emit(clientEvent("updated", updated, scope));
           return updated;
@@ -75,7 +75,7 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
 
       async deleteClient(req, ctx) {
         const scope = trackingScope(ctx);
-        await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
+        await changeRow(storage, clients, { scope: scope.workspaceId, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
           // Its projects stay, without client.
           await detachClientProjects(trx, emit, scope, existing.id, clock.now());
           await clients.delete(trx, existing);
@@ -86,22 +86,22 @@ export function clientHandlers({ storage, clock }: ResourceKit) {
 
       async archiveClient(req, ctx) {
         const scope = trackingScope(ctx);
-        const archived = await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
+        const archived = await changeRow(storage, clients, { scope: scope.workspaceId, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
           const now = clock.now();
           if (!existing.archived) await emit(clientEvent("updated", await clients.update(trx, existing, { archived: true, at: now }), scope));
           // The client's active projects are archived with it.
           return setClientProjectsActive(trx, emit, scope, existing.id, false, "all", now);
         });
-        return { projectIds: archived.map(BigInt) };
+        return { projectIds: archived };
       },
 
       async restoreClient(req, ctx) {
         const scope = trackingScope(ctx);
         if (req.projects.length > 0 && req.restoreAllProjects) throw restoreChoiceAmbiguous();
-        const row = await changeRow(storage, clients, { scope: scope.workspace, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
+        const row = await changeRow(storage, clients, { scope: scope.workspaceId, id: req.clientId, missing: noClient(req.clientId) }, async (existing, trx, emit) => {
           const now = clock.now();
           // The named projects (which must be the client's) or, with restore_all_projects, all its archived projects.
-          const which = req.restoreAllProjects ? "all" : req.projects.map(storageId).map((id) => id ?? 0);
+          const which = req.restoreAllProjects ? "all" : req.projects.map((id) => rowId(id) ?? 0n);
           await setClientProjectsActive(trx, emit, scope, existing.id, true, which, now);
           if (!existing.archived) return existing;
           const updated = await clients.update(trx, existing, { archived: false, at: now });

@@ -26,7 +26,7 @@ export function checkBodyWorkspace(wid: bigint | undefined, workspaceId: bigint)
 export const MAX_CLIENT_DATA_IDS = 1000;
 
 /** The ids of a `POST .../clients/data` body: a JSON array of client ids. */
-export function clientIdsOf(body: JsonValue | undefined): number[] {
+export function clientIdsOf(body: JsonValue | undefined): bigint[] {
   const read = idsOfJson(body, MAX_CLIENT_DATA_IDS);
   if ("ids" in read) return read.ids;
   throw read.invalid === "too_many" ? tooManyIds("client_ids", MAX_CLIENT_DATA_IDS) : clientIdsInvalid();

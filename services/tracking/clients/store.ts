@@ -1,12 +1,12 @@
 import { ScopedTable } from "../../../lib/scoped-table.js";
 
 export interface ClientRow {
-  id: number;
-  workspace_id: number;
+  id: bigint;
+  workspace_id: bigint;
   name: string;
   notes: string | null;
   archived: boolean;
-  creator_id: number;
+  creator_id: bigint;
   created_at: Date;
   at: Date;
 }

@@ -9,12 +9,12 @@ import type { ClientRow } from "./store.js";
 /** A client as the API answers it and its events carry it. */
 export function clientMessage(row: ClientRow): Client {
   return create(ClientSchema, {
-    id: BigInt(row.id),
-    wid: BigInt(row.workspace_id),
+    id: row.id,
+    wid: row.workspace_id,
     name: row.name,
     notes: row.notes ?? undefined,
     archived: row.archived,
-    creatorId: BigInt(row.creator_id),
+    creatorId: row.creator_id,
     at: timestampFromDate(row.at),
   });
 }

@@ -1,6 +1,7 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { DashboardService } from "../../../gen/tracking/v1/dashboard_pb.js";
 import type { Knex } from "../../../lib/db.js";
+import { idBinding, readId } from "../../../lib/ids.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
 import { type TrackingScope, trackingScope } from "../scope.js";
 import { visibleTo } from "../projects/access.js";
@@ -18,25 +19,25 @@ const sinceDate = (since: bigint | undefined) => (since === undefined ? undefine
 export function dashboardHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
 
-  async function memberIds(scope: TrackingScope): Promise<number[]> {
+  async function memberIds(scope: TrackingScope): Promise<bigint[]> {
     const { members } = await identity.listWorkspaceMembers({ workspaceId: scope.workspaceId });
-    return members.filter((m) => m.active).map((m) => Number(m.userId));
+    return members.filter((m) => m.active).map((m) => m.userId);
   }
 
   /** The members' live entries, started since `since` when given. */
-  function entriesOf(q: Knex, scope: TrackingScope, members: number[], since: Date | undefined): Knex.QueryBuilder {
-    const query = timeEntries.query(q, scope.workspace).whereIn("user_id", members).whereNull("server_deleted_at");
+  function entriesOf(q: Knex, scope: TrackingScope, members: bigint[], since: Date | undefined): Knex.QueryBuilder {
+    const query = timeEntries.query(q, scope.workspaceId).whereIn("user_id", members.map(idBinding)).whereNull("server_deleted_at");
     if (since) query.where("start", ">=", since);
     return query;
   }
 
   /** The entries as answered, each project checked against what the caller sees. */
   async function answer(scope: TrackingScope, rows: TimeEntryRow[]) {
-    const projectIds = [...new Set(rows.map((r) => r.project_id).filter((id): id is number => id !== null))];
-    const seen = new Set<number>();
+    const projectIds = [...new Set(rows.map((r) => r.project_id).filter((id): id is bigint => id !== null))];
+    const seen = new Set<bigint>();
     if (projectIds.length) {
-      const visible = await visibleTo(db, projects.query(db, scope.workspace).whereIn("id", projectIds), scope.viewer).select("id");
-      for (const { id } of visible as { id: unknown }[]) seen.add(Number(id));
+      const visible = await visibleTo(db, projects.query(db, scope.workspaceId).whereIn("id", projectIds.map(idBinding)), scope.viewer).select("id");
+      for (const { id } of visible as { id: unknown }[]) seen.add(readId(id));
     }
     return { activity: rows.map((row) => activityOf(row, row.project_id !== null && seen.has(row.project_id))) };
   }
@@ -78,7 +79,7 @@ export function dashboardHandlers({ storage, clock, identity }: ResourceKit) {
           .orderBy("total", "desc")
           .orderBy("user_id")
           .limit(MOST_ACTIVE_USERS);
-        return { users: rows.map((r) => ({ userId: BigInt(Number(r.user_id)), duration: BigInt(Number(r.total)) })) };
+        return { users: rows.map((r) => ({ userId: readId(r.user_id), duration: BigInt(Number(r.total)) })) };
       },
     });
 }

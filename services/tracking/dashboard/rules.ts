@@ -1,4 +1,5 @@
 import { create } from "@bufbuild/protobuf";
+import { compareIds } from "../../../lib/ids.js";
 import { DashboardActivitySchema, type DashboardActivity } from "../../../gen/tracking/v1/dashboard_pb.js";
 import type { TimeEntryRow } from "../time-entries/store.js";
 
@@ -15,23 +16,23 @@ export const rfc3339 = (d: Date): string => d.toISOString().slice(0, 19) + "Z";
  * project the caller is not in answers as no project, without its task).
  */
 export function activityOf(row: TimeEntryRow, seen: boolean): DashboardActivity {
-  const projectId = seen && row.project_id !== null ? row.project_id : 0;
+  const projectId = seen && row.project_id !== null ? row.project_id : 0n;
   return create(DashboardActivitySchema, {
-    userId: BigInt(row.user_id),
-    projectId: BigInt(projectId),
+    userId: row.user_id,
+    projectId,
     duration: BigInt(row.duration),
     descriptionSet: row.description ? { case: "description", value: row.description } : { case: undefined },
     stopSet: row.stop ? { case: "stop", value: rfc3339(row.stop) } : { case: undefined },
-    tidSet: projectId !== 0 && row.task_id !== null ? { case: "tid", value: BigInt(row.task_id) } : { case: undefined },
+    tidSet: projectId !== 0n && row.task_id !== null ? { case: "tid", value: row.task_id } : { case: undefined },
   });
 }
 
 /** The latest entry of each user (by start, then id) among rows, newest first. */
 export function latestPerUser(rows: readonly TimeEntryRow[]): TimeEntryRow[] {
-  const latest = new Map<number, TimeEntryRow>();
+  const latest = new Map<bigint, TimeEntryRow>();
   for (const row of rows) {
     const known = latest.get(row.user_id);
     if (!known || row.start > known.start || (row.start.getTime() === known.start.getTime() && row.id > known.id)) latest.set(row.user_id, row);
   }
-  return [...latest.values()].sort((a, b) => b.start.getTime() - a.start.getTime() || b.id - a.id);
+  return [...latest.values()].sort((a, b) => b.start.getTime() - a.start.getTime() || compareIds(b.id, a.id));
 }

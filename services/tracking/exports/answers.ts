@@ -10,7 +10,7 @@ import { encodeMessage, trackingTimestamp } from "../../../lib/rest-json.js";
  */
 
 /** Call options that make the call the requester's, as the gateway makes a REST request its caller's. */
-export const asUser = (userId: number): CallOptions => ({ headers: { [HEADER.userId]: String(userId) } });
+export const asUser = (userId: bigint): CallOptions => ({ headers: { [HEADER.userId]: String(userId) } });
 
 /** A message as the time-tracking API answers it. */
 export const restJson = <S extends DescMessage>(schema: S, message: MessageShape<S>): JsonValue =>

@@ -25,7 +25,7 @@ export function exportHandlers({ storage, clock, exports }: TrackingKit) {
   const { db } = storage;
 
   /** Records a request; a requester's second unfinished one of the same target collides on `active_key`. */
-  async function request(kind: ExportKind, requesterId: number, workspace: number | null, objects: string[]): Promise<string> {
+  async function request(kind: ExportKind, requesterId: bigint, workspace: bigint | null, objects: string[]): Promise<string> {
     const uuid = randomUUID();
     await storage.change(
       (trx) =>
@@ -60,29 +60,29 @@ export function exportHandlers({ storage, clock, exports }: TrackingKit) {
     router.service(ExportService, {
       async createWorkspaceExport(req, ctx) {
         const scope = trackingScope(ctx);
-        return { token: await request("workspace", scope.user, scope.workspace, workspaceObjects(req.objects === undefined ? undefined : toJson(ValueSchema, req.objects))) };
+        return { token: await request("workspace", scope.userId, scope.workspaceId, workspaceObjects(req.objects === undefined ? undefined : toJson(ValueSchema, req.objects))) };
       },
 
       async listWorkspaceExports(_req, ctx) {
-        return { exports: (await workspaceExports(db, trackingScope(ctx).workspace)).map(recordMessage) };
+        return { exports: (await workspaceExports(db, trackingScope(ctx).workspaceId)).map(recordMessage) };
       },
 
       async *getWorkspaceExportFile(req, ctx) {
         const scope = trackingScope(ctx);
-        const row = isUuid(req.uuid) ? await exportByUuid(db, req.uuid, { workspace: scope.workspace }) : undefined;
+        const row = isUuid(req.uuid) ? await exportByUuid(db, req.uuid, { workspace: scope.workspaceId }) : undefined;
         yield* download(row, (r) => exportArchiveName(String(r.workspace_id), r.uuid), workspaceExportMissing);
       },
 
       async createMyExport(req, ctx) {
-        return { token: await request("user", trackingUserScope(ctx).user, null, userObjects(req)) };
+        return { token: await request("user", trackingUserScope(ctx).userId, null, userObjects(req)) };
       },
 
       async listMyExports(_req, ctx) {
-        return { exports: (await userExports(db, trackingUserScope(ctx).user)).map(recordMessage) };
+        return { exports: (await userExports(db, trackingUserScope(ctx).userId)).map(recordMessage) };
       },
 
       async *getMyExportFile(req, ctx) {
-        const { user } = trackingUserScope(ctx);
+        const { userId: user } = trackingUserScope(ctx);
         const row = isUuid(req.uuid) ? await exportByUuid(db, req.uuid, { userId: user }) : undefined;
         yield* download(row, (r) => userExportArchiveName(String(r.requester_id), r.uuid), userExportMissing);
       },

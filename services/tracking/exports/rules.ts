@@ -48,7 +48,7 @@ export function userObjects(payload: { profile: boolean; timeline: boolean }): U
 }
 
 /** What makes two unfinished exports one too many: the same requester, kind and workspace. */
-export const activeKey = (kind: ExportKind, requesterId: number, workspace: number | null) => `${kind}:${requesterId}:${workspace ?? ""}`;
+export const activeKey = (kind: ExportKind, requesterId: bigint, workspace: bigint | null) => `${kind}:${requesterId}:${workspace ?? ""}`;
 
 /** The states a request moves through; only `done` has a file. */
 export const UNFINISHED: readonly ExportState[] = ["pending", "running"];
@@ -60,7 +60,7 @@ export const MAX_ATTEMPTS = 3;
 export const retentionCutoff = (now: Date, days: number) => new Date(now.getTime() - days * 86_400_000);
 
 /** The download path of an export (what the mail links to, under PUBLIC_URL). */
-export function downloadPath(kind: ExportKind, uuid: string, workspace: number | null): string {
+export function downloadPath(kind: ExportKind, uuid: string, workspace: bigint | null): string {
   return kind === "workspace" ? `/api/v9/workspaces/${workspace}/exports/data/${uuid}.zip` : `/api/v9/me/export/data/${uuid}.zip`;
 }
 

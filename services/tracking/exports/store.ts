@@ -5,12 +5,12 @@ export type ExportKind = "workspace" | "user";
 export type ExportState = "pending" | "running" | "done" | "failed" | "expired";
 
 export interface ExportRow {
-  id: number;
+  id: bigint;
   uuid: string;
   kind: ExportKind;
   /** The exported workspace; null for a user's own export. */
-  workspace_id: number | null;
-  requester_id: number;
+  workspace_id: bigint | null;
+  requester_id: bigint;
   objects: string[];
   state: ExportState;
   error_message: string;
@@ -48,17 +48,17 @@ export const exportRequests = new ScopedTable<ExportRow>({
 const read = (rows: Record<string, unknown>[]) => rows.map((raw) => exportRequests.read(raw));
 
 /** A workspace's exports, newest first. */
-export async function workspaceExports(db: Knex, workspace: number): Promise<ExportRow[]> {
+export async function workspaceExports(db: Knex, workspace: bigint): Promise<ExportRow[]> {
   return read(await db(exportRequests.table).where({ kind: "workspace", workspace_id: workspace }).orderBy("id", "desc"));
 }
 
 /** A user's exports of their own data, newest first. */
-export async function userExports(db: Knex, userId: number): Promise<ExportRow[]> {
+export async function userExports(db: Knex, userId: bigint): Promise<ExportRow[]> {
   return read(await exportRequests.query(db, userId).where({ kind: "user" }).orderBy("id", "desc"));
 }
 
 /** The export behind a download path: a workspace's (any admin's) or the user's own. */
-export async function exportByUuid(db: Knex, uuid: string, owner: { workspace: number } | { userId: number }): Promise<ExportRow | undefined> {
+export async function exportByUuid(db: Knex, uuid: string, owner: { workspace: bigint } | { userId: bigint }): Promise<ExportRow | undefined> {
   const q = db(exportRequests.table).where({ uuid });
   if ("workspace" in owner) q.andWhere({ kind: "workspace", workspace_id: owner.workspace });
   else q.andWhere({ kind: "user", requester_id: owner.userId });

@@ -1,5 +1,6 @@
 import { TimeEntrySchema } from "../../../gen/tracking/v1/time_entries_pb.js";
 import { dbDate, type Knex } from "../../../lib/db.js";
+import { idBinding } from "../../../lib/ids.js";
 import { entryMessages } from "../time-entries/view.js";
 import { restJson } from "./answers.js";
 import { timeEntries, type TimeEntryRow } from "../time-entries/store.js";
@@ -19,9 +20,9 @@ export const ENTRY_PAGE = 1000;
 /** The entries an export takes: a query of live entries (a workspace's, or a user's in every workspace). */
 export type EntrySource = () => Knex.QueryBuilder;
 
-export const workspaceEntries = (db: Knex, workspace: number): EntrySource => () => timeEntries.query(db, workspace).whereNull("server_deleted_at");
-export const deletedWorkspaceEntries = (db: Knex, workspace: number): EntrySource => () => timeEntries.query(db, workspace).whereNotNull("server_deleted_at");
-export const usersEntries = (db: Knex, userId: number): EntrySource => () => db(timeEntries.table).where("user_id", userId).whereNull("server_deleted_at");
+export const workspaceEntries = (db: Knex, workspace: bigint): EntrySource => () => timeEntries.query(db, workspace).whereNull("server_deleted_at");
+export const deletedWorkspaceEntries = (db: Knex, workspace: bigint): EntrySource => () => timeEntries.query(db, workspace).whereNotNull("server_deleted_at");
+export const usersEntries = (db: Knex, userId: bigint): EntrySource => () => db(timeEntries.table).where("user_id", idBinding(userId)).whereNull("server_deleted_at");
 
 const yearStart = (year: number) => new Date(Date.UTC(year, 0, 1));
 
@@ -47,7 +48,7 @@ export async function* entriesOfYear(db: Knex, source: EntrySource, year: number
     if (after) {
       const { start, id } = after;
       // The plain bound lets the engines seek the index; the pair decides within the second.
-      q.andWhere("start", ">=", start).andWhere((w) => w.where("start", ">", start).orWhere("id", ">", id));
+      q.andWhere("start", ">=", start).andWhere((w) => w.where("start", ">", start).orWhere("id", ">", idBinding(id)));
     }
     return q.orderBy("start").orderBy("id").limit(ENTRY_PAGE).then((raws: Record<string, unknown>[]) => raws.map((raw) => timeEntries.read(raw)));
   };

@@ -16,7 +16,7 @@ import { entriesOfYear, entryYears, usersEntries } from "./time-entries.js";
  * every workspace, JSON per UTC year (the real service's "timeline" is its desktop activity
  * recording, which is not kept here: what a user tracked is their timeline here).
  */
-export async function userArchive(db: Knex, directory: Directory, userId: number, objects: readonly UserObject[], checkpoint: () => Promise<void>): Promise<ArchiveEntry[]> {
+export async function userArchive(db: Knex, directory: Directory, userId: bigint, objects: readonly UserObject[], checkpoint: () => Promise<void>): Promise<ArchiveEntry[]> {
   const as = asUser(userId);
   const entries: ArchiveEntry[] = [];
   const add = (name: string, value: JsonValue) => entries.push(jsonEntry(name, value));

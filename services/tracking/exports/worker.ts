@@ -128,7 +128,7 @@ export class ExportWorker extends LeasedWork {
   /** Marks the job done and records the requester's mail in the same change. */
   private async finish(job: ExportRow, stored: string): Promise<void> {
     const { publicUrl, retentionDays } = this.deps;
-    const profile = await this.deps.identity.getUserProfile({ userId: BigInt(job.requester_id) });
+    const profile = await this.deps.identity.getUserProfile({ userId: job.requester_id });
     const link = `${publicUrl}${downloadPath(job.kind, job.uuid, job.workspace_id)}`;
     await this.storage.change(async (trx, _emit, mail) => {
       const done = await moveExport(trx, job, "running", { state: "done", file_path: stored, finished_at: this.deps.clock.now(), active_key: null, error_message: "" });

@@ -67,7 +67,7 @@ function byProject(items: JsonValue[]): Map<number, JsonValue[]> {
  */
 export async function workspaceArchive(deps: WorkspaceArchiveDeps, scope: TrackingScope, objects: readonly WorkspaceObject[], checkpoint: () => Promise<void>, now: Date): Promise<ArchiveEntry[]> {
   const { db, directory } = deps;
-  const as = asUser(scope.user);
+  const as = asUser(scope.userId);
   const workspaceId = scope.workspaceId;
   const wanted = new Set(objects);
   const entries: ArchiveEntry[] = [];
@@ -168,9 +168,9 @@ const yearOf = (day: string) => Number(day.slice(0, 4));
  */
 async function timeEntryFiles(deps: WorkspaceArchiveDeps, scope: TrackingScope, checkpoint: () => Promise<void>, now: Date): Promise<ArchiveEntry[]> {
   const { db, identity } = deps;
-  const source = workspaceEntries(db, scope.workspace);
+  const source = workspaceEntries(db, scope.workspaceId);
   const years = await entryYears(source);
-  const deleted = deletedWorkspaceEntries(db, scope.workspace);
+  const deleted = deletedWorkspaceEntries(db, scope.workspaceId);
   const perYear = (from: EntrySource, of: number[], name: (year: number) => string) => of.map((year) => ({ name: name(year), content: () => entriesOfYear(db, from, year, checkpoint) }));
   const entries: ArchiveEntry[] = [...perYear(source, years, layout.timeEntriesFile), ...perYear(deleted, await entryYears(deleted), layout.deletedTimeEntriesFile)];
   // A year either side: the requester's zone may put an entry into a neighbouring year.

@@ -1,6 +1,7 @@
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { FavoriteService, type FavoritePayload } from "../../../gen/tracking/v1/favorites_pb.js";
 import type { Knex } from "../../../lib/db.js";
+import { findableId, idBinding, readId, readIdOrNull, readIds } from "../../../lib/ids.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
 import { canSee } from "../projects/access.js";
 import { projects } from "../projects/store.js";
@@ -44,27 +45,27 @@ const columnsOf = (a: FavoriteAttributes) => ({
 export function favoriteHandlers({ storage, clock }: ResourceKit) {
   const { db } = storage;
 
-  async function scopes(ctx: HandlerContext): Promise<Map<number, TrackingScope>> {
-    return new Map((await trackingUserScope(ctx).workspaces()).map((s) => [s.workspace, s]));
+  async function scopes(ctx: HandlerContext): Promise<Map<bigint, TrackingScope>> {
+    return new Map((await trackingUserScope(ctx).workspaces()).map((s) => [s.workspaceId, s]));
   }
 
   /** The attributes checked against the workspace (a task alone names its project). */
-  async function checked(userId: bigint, all: Map<number, TrackingScope>, a: FavoriteAttributes): Promise<{ attributes: FavoriteAttributes; scope: TrackingScope }> {
+  async function checked(userId: bigint, all: Map<bigint, TrackingScope>, a: FavoriteAttributes): Promise<{ attributes: FavoriteAttributes; scope: TrackingScope }> {
     const scope = all.get(a.workspaceId);
     if (!scope) throw favoriteResourcesDenied(userId, `workspace ${a.workspaceId}`);
     const out = { ...a };
     if (out.taskId !== null) {
-      const task = await tasks.getLive(db, scope.workspace, BigInt(out.taskId));
+      const task = await tasks.getLive(db, scope.workspaceId, out.taskId);
       if (!task) throw favoriteResourcesDenied(userId, `task ${out.taskId}`);
       if (out.projectId === null) out.projectId = task.project_id;
       else if (task.project_id !== out.projectId) throw favoriteConstraintsUnmet(`task ${out.taskId} does not belong to project ${out.projectId}`);
     }
     if (out.projectId !== null) {
-      const project = await projects.getLive(db, scope.workspace, BigInt(out.projectId));
+      const project = await projects.getLive(db, scope.workspaceId, out.projectId);
       if (!project || !(await canSee(db, scope.viewer, project))) throw favoriteResourcesDenied(userId, `project ${out.projectId}`);
     }
     if (out.tagIds.length > 0) {
-      const found = new Set((await liveTags(db, scope.workspace, out.tagIds)).map((t) => t.id));
+      const found = new Set((await liveTags(db, scope.workspaceId, out.tagIds)).map((t) => t.id));
       const foreign = out.tagIds.filter((id) => !found.has(id));
       if (foreign.length > 0) throw favoriteConstraintsUnmet(`tags ${foreign.join(", ")} do not belong to workspace ${a.workspaceId}`);
     }
@@ -73,21 +74,21 @@ export function favoriteHandlers({ storage, clock }: ResourceKit) {
 
   /** The caller's favorite `id` for a change: 400 when missing or deleted, 403 when another user's. */
   async function owned(trx: Knex.Transaction, userId: bigint, id: bigint, missing: () => Error): Promise<FavoriteRow> {
-    const raw = await trx(favorites.table).where("id", storageIdOr0(id)).first();
+    const raw = await trx(favorites.table).where("id", idBinding(findableId(id))).first();
     if (!raw) throw missing();
     const row = favorites.read(raw);
-    if (row.user_id !== Number(userId)) throw favoriteNotOwned(userId, id);
+    if (row.user_id !== userId) throw favoriteNotOwned(userId, id);
     const locked = await favorites.getForChange(trx, row.user_id, id);
     if (!locked || locked.deleted_at !== null) throw missing();
     return locked;
   }
 
   /** The user's recent stopped entries in their workspaces, as suggestion material. */
-  async function recentEntries(userId: number, workspaces: number[]): Promise<EntryPattern[]> {
+  async function recentEntries(userId: bigint, workspaces: bigint[]): Promise<EntryPattern[]> {
     if (workspaces.length === 0) return [];
     const since = new Date(clock.now().getTime() - SUGGESTION_DAYS * DAY_MS);
     const rows = await userEntries(db, userId)
-      .whereIn("workspace_id", workspaces)
+      .whereIn("workspace_id", workspaces.map(idBinding))
       .whereNull("server_deleted_at")
       .whereNull("running_user_id")
       .where("start", ">=", since)
@@ -95,18 +96,18 @@ export function favoriteHandlers({ storage, clock }: ResourceKit) {
       .limit(SUGGESTION_ENTRIES)
       .select("workspace_id", "description", "project_id", "task_id", "billable", "tag_ids", "start");
     return rows.map((r: Record<string, unknown>) => ({
-      workspace_id: Number(r.workspace_id),
+      workspace_id: readId(r.workspace_id),
       description: (r.description as string | null) ?? null,
-      project_id: r.project_id === null ? null : Number(r.project_id),
-      task_id: r.task_id === null ? null : Number(r.task_id),
+      project_id: readIdOrNull(r.project_id),
+      task_id: readIdOrNull(r.task_id),
       billable: Boolean(r.billable),
-      tag_ids: typeof r.tag_ids === "string" ? (JSON.parse(r.tag_ids) as number[]) : ((r.tag_ids as number[]) ?? []),
+      tag_ids: readIds(typeof r.tag_ids === "string" ? JSON.parse(r.tag_ids) : (r.tag_ids ?? [])),
       start: new Date(r.start as string | Date),
     }));
   }
 
   /** A pattern whose project, task and tags still hold (dropping what no longer does), or undefined. */
-  async function stillValid(userId: bigint, all: Map<number, TrackingScope>, p: EntryPattern): Promise<FavoriteAttributes | undefined> {
+  async function stillValid(userId: bigint, all: Map<bigint, TrackingScope>, p: EntryPattern): Promise<FavoriteAttributes | undefined> {
     try {
       const { attributes } = await checked(userId, all, {
         workspaceId: p.workspace_id, description: p.description, projectId: p.project_id, taskId: p.task_id, billable: p.billable, tagIds: p.tag_ids,
@@ -120,9 +121,9 @@ export function favoriteHandlers({ storage, clock }: ResourceKit) {
   return (router: ConnectRouter) =>
     router.service(FavoriteService, {
       async listFavorites(req, ctx) {
-        const { user } = trackingUserScope(ctx);
+        const { userId: user } = trackingUserScope(ctx);
         const all = await scopes(ctx);
-        const q = favorites.query(db, user).whereIn("workspace_id", [...all.keys()]);
+        const q = favorites.query(db, user).whereIn("workspace_id", [...all.keys()].map(idBinding));
         if (req.since !== undefined) q.where("at", ">=", new Date(Number(req.since) * 1000));
         else q.whereNull("deleted_at");
         const rows: FavoriteRow[] = (await q.orderBy("rank").orderBy("id")).map((raw: Record<string, unknown>) => favorites.read(raw));
@@ -130,7 +131,7 @@ export function favoriteHandlers({ storage, clock }: ResourceKit) {
       },
 
       async createFavorite(req, ctx) {
-        const { userId, user } = trackingUserScope(ctx);
+        const { userId, userId: user } = trackingUserScope(ctx);
         const body = req.favorite ?? ({ tagIds: [] } as unknown as FavoritePayload);
         const all = await scopes(ctx);
         const { attributes, scope } = await checked(userId, all, favoriteAttributes(body));
@@ -151,14 +152,14 @@ export function favoriteHandlers({ storage, clock }: ResourceKit) {
       },
 
       async updateFavorite(req, ctx) {
-        const { userId, user } = trackingUserScope(ctx);
+        const { userId, userId: user } = trackingUserScope(ctx);
         const body = req.favorite;
         if (!body || body.favoriteId === undefined) throw favoriteParameterInvalid("favorite_id");
         const id = body.favoriteId;
         const missing = () => favoriteParameterInvalid("favorite_id");
         const all = await scopes(ctx);
         // What the body asks is checked before the change: the workspace's resources are read outside it.
-        const current = await db(favorites.table).where("id", storageIdOr0(id)).first();
+        const current = await db(favorites.table).where("id", idBinding(findableId(id))).first();
         if (!current) throw missing();
         const before = favorites.read(current);
         if (before.user_id !== user) throw favoriteNotOwned(userId, id);
@@ -179,7 +180,7 @@ export function favoriteHandlers({ storage, clock }: ResourceKit) {
       },
 
       async suggestFavorites(_req, ctx) {
-        const { userId, user } = trackingUserScope(ctx);
+        const { userId, userId: user } = trackingUserScope(ctx);
         if (await everHadFavorite(db, user)) return { favorites: [] };
         const all = await scopes(ctx);
         const candidates: FavoriteAttributes[] = [];
@@ -214,9 +215,4 @@ export function favoriteHandlers({ storage, clock }: ResourceKit) {
         return {};
       },
     });
-}
-
-/** A storage id, or 0 (no row) for an id no row can have. */
-function storageIdOr0(id: bigint): number {
-  return id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(id) : 0;
 }

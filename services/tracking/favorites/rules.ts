@@ -1,17 +1,18 @@
 import type { FavoritePayload } from "../../../gen/tracking/v1/favorites_pb.js";
+import { compareIds, jsonIds } from "../../../lib/ids.js";
 import { favoriteAttributesInvalid, favoriteConstraintsUnmet } from "../errors.js";
 
 /** What a favorite holds, as the body gives it (ids still to be checked against the workspace). */
 export interface FavoriteAttributes {
-  workspaceId: number;
+  workspaceId: bigint;
   description: string | null;
-  projectId: number | null;
-  taskId: number | null;
+  projectId: bigint | null;
+  taskId: bigint | null;
   billable: boolean;
-  tagIds: number[];
+  tagIds: bigint[];
 }
 
-const idOrNull = (id: bigint | undefined) => (id === undefined || id === 0n ? null : Number(id));
+const idOrNull = (id: bigint | undefined) => (id === undefined || id === 0n ? null : id);
 
 /** A description is trimmed; a blank one is none. */
 export function favoriteDescription(raw: string | undefined): string | null {
@@ -29,7 +30,7 @@ export function favoriteAttributes(body: FavoritePayload): FavoriteAttributes {
     projectId: idOrNull(body.projectId),
     taskId: idOrNull(body.taskId),
     billable: body.billable ?? false,
-    tagIds: [...new Set(body.tagIds.map(Number))],
+    tagIds: [...new Set(body.tagIds)],
   };
   checkHasSubject(attributes);
   return attributes;
@@ -38,12 +39,12 @@ export function favoriteAttributes(body: FavoritePayload): FavoriteAttributes {
 /** The favorite after a PUT: the body's fields over the stored ones (`0` clears project and task). */
 export function changedAttributes(current: FavoriteAttributes, body: FavoritePayload): FavoriteAttributes {
   const next: FavoriteAttributes = {
-    workspaceId: body.workspaceId === undefined ? current.workspaceId : Number(body.workspaceId),
+    workspaceId: body.workspaceId ?? current.workspaceId,
     description: body.description === undefined ? current.description : favoriteDescription(body.description),
     projectId: body.projectId === undefined ? current.projectId : idOrNull(body.projectId),
     taskId: body.taskId === undefined ? current.taskId : idOrNull(body.taskId),
     billable: body.billable ?? current.billable,
-    tagIds: body.tagIds.length > 0 ? [...new Set(body.tagIds.map(Number))] : current.tagIds,
+    tagIds: body.tagIds.length > 0 ? [...new Set(body.tagIds)] : current.tagIds,
   };
   if (next.workspaceId !== current.workspaceId) {
     // Another workspace: what referred to the old one goes unless the body names it anew.
@@ -51,7 +52,7 @@ export function changedAttributes(current: FavoriteAttributes, body: FavoritePay
     if (body.taskId === undefined) next.taskId = null;
     if (body.tagIds.length === 0) next.tagIds = [];
   }
-  if (next.workspaceId === 0) throw favoriteAttributesInvalid("workspace_id is required");
+  if (next.workspaceId === 0n) throw favoriteAttributesInvalid("workspace_id is required");
   checkHasSubject(next);
   return next;
 }
@@ -62,12 +63,12 @@ function checkHasSubject(a: FavoriteAttributes): void {
 
 /** A candidate favorite drawn from the user's recent time entries. */
 export interface EntryPattern {
-  workspace_id: number;
+  workspace_id: bigint;
   description: string | null;
-  project_id: number | null;
-  task_id: number | null;
+  project_id: bigint | null;
+  task_id: bigint | null;
   billable: boolean;
-  tag_ids: number[];
+  tag_ids: bigint[];
   start: Date;
 }
 
@@ -86,8 +87,8 @@ export function suggestedPatterns(entries: EntryPattern[], most = SUGGESTED_FAVO
   for (const e of entries) {
     const description = favoriteDescription(e.description ?? undefined);
     if (description === null && e.project_id === null) continue;
-    const tagIds = [...new Set(e.tag_ids)].sort((a, b) => a - b);
-    const key = JSON.stringify([e.workspace_id, description, e.project_id, e.task_id, e.billable, tagIds]);
+    const tagIds = [...new Set(e.tag_ids)].sort(compareIds);
+    const key = JSON.stringify([e.workspace_id, description, e.project_id, e.task_id, e.billable, tagIds], jsonIds);
     const group = groups.get(key);
     if (group) {
       group.count++;

@@ -1,16 +1,17 @@
 import type { Knex } from "../../../lib/db.js";
 import { ScopedTable } from "../../../lib/scoped-table.js";
+import { readIds } from "../../../lib/ids.js";
 
 export interface FavoriteRow {
-  id: number;
+  id: bigint;
   /** The owner: favorites are the caller's own, in one of their workspaces. */
-  user_id: number;
-  workspace_id: number;
+  user_id: bigint;
+  workspace_id: bigint;
   description: string | null;
-  project_id: number | null;
-  task_id: number | null;
+  project_id: bigint | null;
+  task_id: bigint | null;
   billable: boolean;
-  tag_ids: number[];
+  tag_ids: bigint[];
   public: boolean;
   rank: number;
   was_public_at: Date | null;
@@ -40,16 +41,17 @@ export const favorites = new ScopedTable<FavoriteRow>({
     at: "date",
     deleted_at: "date?",
   },
+  json: { tag_ids: readIds },
   order: ["rank", "id"],
 });
 
 /** The rank a new favorite of the user takes: after every other. */
-export async function nextRank(trx: Knex.Transaction, userId: number): Promise<number> {
+export async function nextRank(trx: Knex.Transaction, userId: bigint): Promise<number> {
   const row = await favorites.query(trx, userId).max({ top: "rank" }).first();
   return Number(row?.top ?? 0) + 1;
 }
 
 /** Whether the user ever had a favorite (deleted ones count): suggestions are made only before the first. */
-export async function everHadFavorite(db: Knex, userId: number): Promise<boolean> {
+export async function everHadFavorite(db: Knex, userId: bigint): Promise<boolean> {
   return (await favorites.query(db, userId).first("id")) !== undefined;
 }

@@ -1,4 +1,5 @@
 import type { GoalChange, GoalInput } from "../../../gen/tracking/v1/goals_pb.js";
+import { findableId } from "../../../lib/ids.js";
 import { dateInvalid, goalFieldChoice, goalFieldRequired, goalNotifiedAtInvalid, goalTargetInvalid, projectEndBeforeStart } from "../errors.js";
 
 export const COMPARISONS = ["more_than", "less_than"] as const;
@@ -20,9 +21,9 @@ export interface GoalSettings {
   recurrence: string;
   targetSeconds: number;
   billable: boolean;
-  projectIds: number[];
-  taskIds: number[];
-  tagIds: number[];
+  projectIds: bigint[];
+  taskIds: bigint[];
+  tagIds: bigint[];
   startDate: string;
   endDate: string | null;
 }
@@ -53,7 +54,8 @@ function target(raw: bigint | undefined): number {
   return Number(raw);
 }
 
-const ids = (list: bigint[]) => [...new Set(list.map(Number))];
+/** The ids named, once each; one no row can have stays, as -1, to fail the check against the workspace. */
+const ids = (list: bigint[]) => [...new Set(list.map(findableId))];
 
 /** A new goal's settings: name, comparison, recurrence and target are required; it starts today unless told. */
 export function goalSettings(input: GoalInput, today: string): GoalSettings {

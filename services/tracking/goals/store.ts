@@ -1,11 +1,12 @@
 import { ScopedTable } from "../../../lib/scoped-table.js";
+import { readIds } from "../../../lib/ids.js";
 
 export interface GoalRow {
-  id: number;
-  workspace_id: number;
+  id: bigint;
+  workspace_id: bigint;
   /** Whose time counts. */
-  user_id: number;
-  creator_id: number;
+  user_id: bigint;
+  creator_id: bigint;
   name: string;
   icon: string;
   comparison: string;
@@ -13,9 +14,9 @@ export interface GoalRow {
   target_seconds: number;
   /** true: only billable entries count. */
   billable: boolean;
-  project_ids: number[];
-  task_ids: number[];
-  tag_ids: number[];
+  project_ids: bigint[];
+  task_ids: bigint[];
+  tag_ids: bigint[];
   /** YYYY-MM-DD */
   start_date: string;
   end_date: string | null;
@@ -53,6 +54,7 @@ export const goals = new ScopedTable<GoalRow>({
     at: "date",
     deleted_at: "date?",
   },
+  json: { tag_ids: readIds, project_ids: readIds, task_ids: readIds },
   order: ["id"],
   deletedAt: "deleted_at",
 });

@@ -1,7 +1,7 @@
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { IcalService } from "../../../gen/tracking/v1/ical_pb.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
-import { randomToken } from "../../../lib/ids.js";
+import { idBinding, randomToken, readId } from "../../../lib/ids.js";
 import { caller } from "../../../lib/identity.js";
 import { trackingScope } from "../scope.js";
 import { projects, type ProjectRow } from "../projects/store.js";
@@ -51,21 +51,21 @@ export function icalHandlers({ storage, clock, identity }: ResourceKit) {
       async *getWorkspaceUserCalendar(req, ctx) {
         const feed = req.token ? await feedByHash(db, icalTokenHash(req.token)) : undefined;
         if (!feed || !feed.enabled) throw calendarNotFound();
-        const access = await identity.checkWorkspaceAccess({ userId: BigInt(feed.user_id), workspaceId: BigInt(feed.workspace_id) });
+        const access = await identity.checkWorkspaceAccess({ userId: feed.user_id, workspaceId: feed.workspace_id });
         if (!access.allowed) throw calendarNotFound();
         if (!access.premium) throw calendarPaidFeature();
         const now = clock.now();
         const rows = await timeEntries.query(db, feed.workspace_id)
-          .where("user_id", feed.user_id)
+          .where("user_id", idBinding(feed.user_id))
           .whereNull("server_deleted_at")
           .where("start", ">=", new Date(now.getTime() - CALENDAR_DAYS * DAY_MS))
           .orderBy("start").orderBy("id")
           .limit(MAX_EVENTS);
         const entries: TimeEntryRow[] = rows.map((raw: Record<string, unknown>) => timeEntries.read(raw));
-        const projectIds = [...new Set(entries.map((e) => e.project_id).filter((id): id is number => id !== null))];
-        const projectRows: ProjectRow[] = projectIds.length ? (await projects.query(db, feed.workspace_id).whereIn("id", projectIds)).map((raw: Record<string, unknown>) => projects.read(raw)) : [];
-        const clientIds = [...new Set(projectRows.map((p) => p.client_id).filter((id): id is number => id !== null))];
-        const clientNames = new Map<number, string>(clientIds.length ? (await clients.query(db, feed.workspace_id).whereIn("id", clientIds)).map((c: { id: number | string; name: string }) => [Number(c.id), c.name]) : []);
+        const projectIds = [...new Set(entries.map((e) => e.project_id).filter((id): id is bigint => id !== null))];
+        const projectRows: ProjectRow[] = projectIds.length ? (await projects.query(db, feed.workspace_id).whereIn("id", projectIds.map(idBinding))).map((raw: Record<string, unknown>) => projects.read(raw)) : [];
+        const clientIds = [...new Set(projectRows.map((p) => p.client_id).filter((id): id is bigint => id !== null))];
+        const clientNames = new Map<bigint, string>(clientIds.length ? (await clients.query(db, feed.workspace_id).whereIn("id", clientIds.map(idBinding))).map((c: { id: unknown; name: string }) => [readId(c.id), c.name]) : []);
         const projectLabel = new Map(projectRows.map((p) => [p.id, p.client_id !== null && clientNames.has(p.client_id) ? `${p.name} (${clientNames.get(p.client_id)})` : p.name]));
         const events: CalendarEvent[] = entries.map((e) => {
           const project = e.project_id === null ? undefined : projectLabel.get(e.project_id);
@@ -86,9 +86,9 @@ export function icalHandlers({ storage, clock, identity }: ResourceKit) {
         const token = randomToken();
         const now = clock.now();
         await storage.change(async (trx) => {
-          const existing = await memberFeedForChange(trx, scope.workspace, scope.user);
+          const existing = await memberFeedForChange(trx, scope.workspaceId, scope.userId);
           if (existing) await icalFeeds.update(trx, existing, { token_hash: icalTokenHash(token), enabled: true, at: now });
-          else await icalFeeds.insert(trx, { workspace_id: scope.workspace, user_id: scope.user, token_hash: icalTokenHash(token), enabled: true, created_at: now, at: now });
+          else await icalFeeds.insert(trx, { workspace_id: scope.workspaceId, user_id: scope.userId, token_hash: icalTokenHash(token), enabled: true, created_at: now, at: now });
         }, { againOnDuplicate: { attempts: 3, giveUp: calendarNotFound } });
         return { url: calendarUrl(ctx, token) };
       },
@@ -98,9 +98,9 @@ export function icalHandlers({ storage, clock, identity }: ResourceKit) {
         const token = randomToken();
         const now = clock.now();
         const on = await storage.change(async (trx) => {
-          const existing = await memberFeedForChange(trx, scope.workspace, scope.user);
+          const existing = await memberFeedForChange(trx, scope.workspaceId, scope.userId);
           if (!existing) {
-            await icalFeeds.insert(trx, { workspace_id: scope.workspace, user_id: scope.user, token_hash: icalTokenHash(token), enabled: true, created_at: now, at: now });
+            await icalFeeds.insert(trx, { workspace_id: scope.workspaceId, user_id: scope.userId, token_hash: icalTokenHash(token), enabled: true, created_at: now, at: now });
             return true;
           }
           // Switched on again, the link gets a new token: the old one was shown once and is not kept.

@@ -7,7 +7,7 @@ export const icalTokenHash = (token: string) => createHash("sha256").update(toke
 
 /** One time entry as a calendar event. */
 export interface CalendarEvent {
-  id: number;
+  id: bigint;
   start: Date;
   /** The stop, or now for a running entry. */
   end: Date;

@@ -1,10 +1,11 @@
 import type { Knex } from "../../../lib/db.js";
+import { idBinding } from "../../../lib/ids.js";
 import { ScopedTable } from "../../../lib/scoped-table.js";
 
 export interface IcalFeedRow {
-  id: number;
-  workspace_id: number;
-  user_id: number;
+  id: bigint;
+  workspace_id: bigint;
+  user_id: bigint;
   token_hash: string;
   enabled: boolean;
   created_at: Date;
@@ -20,8 +21,8 @@ export const icalFeeds = new ScopedTable<IcalFeedRow>({
 });
 
 /** The member's link in the workspace, locked for the change. */
-export async function memberFeedForChange(trx: Knex.Transaction, workspace: number, userId: number): Promise<IcalFeedRow | undefined> {
-  const raw = await icalFeeds.query(trx, workspace).where("user_id", userId).forUpdate().first();
+export async function memberFeedForChange(trx: Knex.Transaction, workspace: bigint, userId: bigint): Promise<IcalFeedRow | undefined> {
+  const raw = await icalFeeds.query(trx, workspace).where("user_id", idBinding(userId)).forUpdate().first();
   return raw ? icalFeeds.read(raw) : undefined;
 }
 

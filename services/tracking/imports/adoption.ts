@@ -4,6 +4,7 @@ import { WorkspaceUserSchema } from "../../../gen/accounts/v1/organizations_pb.j
 import { EventSchema, type Event } from "../../../gen/events/v1/event_pb.js";
 import type { BusMessage, Consumer, EventBus } from "../../../lib/bus.js";
 import type { Clock } from "../../../lib/clock.js";
+import { idBinding, readId } from "../../../lib/ids.js";
 import type { Logger } from "../../../lib/logger.js";
 import type { ServiceStorage } from "../../../lib/storage.js";
 import { timeEntries } from "../time-entries/store.js";
@@ -13,11 +14,11 @@ import { ORIGINS } from "./store.js";
 export const ADOPTION_CONSUMER = "tracking-import-adoptions";
 
 /** The member an accounts `workspace_user` event says may now act in a workspace, or undefined. */
-export function joinedMember(event: Event): { workspace: number; userId: number; email: string } | undefined {
+export function joinedMember(event: Event): { workspace: bigint; userId: bigint; email: string } | undefined {
   if (event.service !== "accounts" || event.entity !== "workspace_user" || (event.action !== "created" && event.action !== "updated") || !event.object) return undefined;
   const member = anyUnpack(event.object, WorkspaceUserSchema);
   if (!member || !member.active || member.inactive || member.userId <= 0n || !member.email) return undefined;
-  return { workspace: Number(member.workspaceId), userId: Number(member.userId), email: member.email.toLowerCase() };
+  return { workspace: member.workspaceId, userId: member.userId, email: member.email.toLowerCase() };
 }
 
 /**
@@ -54,18 +55,18 @@ export class ImportAdoptions {
   }
 
   /** Moves the workspace's entries kept for `email` to `userId`; answers how many moved. */
-  async adopt(workspace: number, userId: number, email: string): Promise<number> {
+  async adopt(workspace: bigint, userId: bigint, email: string): Promise<number> {
     return this.storage.change(async (trx) => {
-      const ids = (await trx(ORIGINS).where({ workspace_id: workspace, email }).select("time_entry_id")).map((r: { time_entry_id: number }) => Number(r.time_entry_id));
+      const ids = (await trx(ORIGINS).where({ workspace_id: workspace, email }).select("time_entry_id")).map((r: { time_entry_id: unknown }) => readId(r.time_entry_id));
       if (ids.length === 0) return 0;
       const now = this.deps.clock.now();
-      const runs = await trx(timeEntries.table).where("running_user_id", userId).first("id");
-      const running = await trx(timeEntries.table).whereIn("id", ids).whereNotNull("running_user_id").select("id");
-      const staying = new Set<number>(runs ? running.map((r: { id: number }) => Number(r.id)) : []);
+      const runs = await trx(timeEntries.table).where("running_user_id", idBinding(userId)).first("id");
+      const running = await trx(timeEntries.table).whereIn("id", ids.map(idBinding)).whereNotNull("running_user_id").select("id");
+      const staying = new Set<bigint>(runs ? running.map((r: { id: unknown }) => readId(r.id)) : []);
       const moving = ids.filter((id) => !staying.has(id));
       for (let i = 0; i < moving.length; i += 500) {
-        const part = moving.slice(i, i + 500);
-        await trx(timeEntries.table).whereIn("id", part).where("workspace_id", workspace).update({ user_id: userId, at: now });
+        const part = moving.slice(i, i + 500).map(idBinding);
+        await trx(timeEntries.table).whereIn("id", part).where("workspace_id", idBinding(workspace)).update({ user_id: userId, at: now });
         await trx(timeEntries.table).whereIn("id", part).whereNotNull("running_user_id").update({ running_user_id: userId });
         await trx(ORIGINS).whereIn("time_entry_id", part).delete();
       }

@@ -1,4 +1,5 @@
 import type { Knex } from "../../../lib/db.js";
+import { idBinding, jsonIds, readId } from "../../../lib/ids.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
 import { clients } from "../clients/store.js";
 import { projects } from "../projects/store.js";
@@ -25,38 +26,38 @@ import { ORIGINS, originsAt, type ImportCounts } from "./store.js";
 export interface ImportTarget {
   /** The importing admin's scope: creator of what the import makes, owner of the entries of people without an account. */
   scope: WorkspaceScope;
-  members: Map<string, number>;
+  members: Map<string, bigint>;
   /** The organization's groups visible in the workspace, by the key of their name (those the files name created beforehand; a dry run's stand-ins negative). */
-  groups: Map<string, number>;
+  groups: Map<string, bigint>;
   write: boolean;
   now: Date;
 }
 
 /** The workspace's ids of what the files name, by the keys names match on. */
 export interface CatalogIds {
-  clients: Map<string, number>;
-  projects: Map<string, number>;
-  tasks: Map<string, number>;
-  tags: Map<string, number>;
+  clients: Map<string, bigint>;
+  projects: Map<string, bigint>;
+  tasks: Map<string, bigint>;
+  tags: Map<string, bigint>;
 }
 
 /** A dry run's stand-in ids of what it would create. */
 const standIns = () => {
-  let next = 0;
+  let next = 0n;
   return () => --next;
 };
 
 /** Matches or creates the clients, projects, tasks, tags and project users the files name, in one transaction (`db`). */
 export async function writeCatalog(db: Knex, target: ImportTarget, content: ImportContent, counts: ImportCounts): Promise<CatalogIds> {
   const { scope, write, now } = target;
-  const workspace = scope.workspace;
-  const creator = scope.user;
+  const workspace = scope.workspaceId;
+  const creator = scope.userId;
   const standIn = standIns();
   const ids: CatalogIds = { clients: new Map(), projects: new Map(), tasks: new Map(), tags: new Map() };
   const tally = (kind: keyof ImportCounts["created"], created: boolean) => counts[created ? "created" : "matched"][kind]++;
 
   for (const row of await clients.list(db, workspace)) if (!ids.clients.has(nameKey(row.name))) ids.clients.set(nameKey(row.name), row.id);
-  const clientNames = new Map<number, string>([...ids.clients].map(([key, id]) => [id, key]));
+  const clientNames = new Map<bigint, string>([...ids.clients].map(([key, id]) => [id, key]));
   for (const [key, client] of content.clients) {
     const found = ids.clients.has(key);
     tally("clients", !found);
@@ -79,7 +80,7 @@ export async function writeCatalog(db: Knex, target: ImportTarget, content: Impo
     ids.projects.set(key, id);
   }
 
-  const projectKeys = new Map<number, string>([...ids.projects].map(([key, id]) => [id, key]));
+  const projectKeys = new Map<bigint, string>([...ids.projects].map(([key, id]) => [id, key]));
   const liveTasks = (await tasks.query(db, workspace).whereNull("server_deleted_at")).map((raw: Record<string, unknown>) => tasks.read(raw));
   for (const row of liveTasks) {
     const project = projectKeys.get(row.project_id);
@@ -105,7 +106,7 @@ export async function writeCatalog(db: Knex, target: ImportTarget, content: Impo
     );
   }
 
-  for (const row of await tags.query(db, workspace).whereNull("deleted_at")) ids.tags.set(nameKey(String(row.name)), Number(row.id));
+  for (const row of await tags.query(db, workspace).whereNull("deleted_at")) ids.tags.set(nameKey(String(row.name)), readId(row.id));
   for (const [key, name] of content.tags) {
     const found = ids.tags.has(key);
     tally("tags", !found);
@@ -157,7 +158,7 @@ const rated = (rate: number | null, now: Date) => ({ rate, rate_last_updated: ra
  * through the API then gets; billable, rates, fee and currency only in a premium workspace (the
  * projects endpoints take them only there).
  */
-function projectColumns(project: ImportedProject, clientId: number | null, premium: boolean, now: Date): Partial<ProjectRow> {
+function projectColumns(project: ImportedProject, clientId: bigint | null, premium: boolean, now: Date): Partial<ProjectRow> {
   const columns: Partial<ProjectRow> = {
     name: project.name, client_id: clientId, active: project.active, is_private: project.isPrivate,
     estimated_seconds: project.estimatedSeconds, end_date: project.endDate,
@@ -174,7 +175,7 @@ function projectColumns(project: ImportedProject, clientId: number | null, premi
 }
 
 /** The owner key of an entry (entryKey's first part): a member, or the address of someone without an account. */
-const memberKey = (userId: number) => `u${userId}`;
+const memberKey = (userId: bigint) => `u${userId}`;
 const addressKey = (email: string) => `e${email}`;
 
 /**
@@ -184,20 +185,20 @@ const addressKey = (email: string) => `e${email}`;
  */
 export async function writeEntries(db: Knex, target: ImportTarget, ids: CatalogIds, batch: ImportedEntry[], counts: ImportCounts): Promise<void> {
   const { scope, write, now } = target;
-  const workspace = scope.workspace;
-  const importer = scope.user;
+  const workspace = scope.workspaceId;
+  const importer = scope.userId;
   const starts = [...new Set(batch.map((e) => e.start.getTime()))].map((ms) => new Date(ms));
   const owners = [...new Set(batch.map((e) => target.members.get(e.email) ?? importer))];
   // The entries there already that a batch's entry can be: its owners', at its starts.
-  const stored = await timeEntries.query(db, workspace).whereIn("start", starts).whereIn("user_id", owners).select("id", "user_id", "start", "duration", "description", "project_id", "server_deleted_at");
-  const origins = owners.includes(importer) ? await originsAt(db, workspace, starts) : new Map<number, string>();
+  const stored = await timeEntries.query(db, workspace).whereIn("start", starts).whereIn("user_id", owners.map(idBinding)).select("id", "user_id", "start", "duration", "description", "project_id", "server_deleted_at");
+  const origins = owners.includes(importer) ? await originsAt(db, workspace, starts) : new Map<bigint, string>();
   const seen = new Set(
     stored.map((raw: Record<string, unknown>) => {
       const r = timeEntries.read(raw);
       return entryKey(origins.has(r.id) ? addressKey(origins.get(r.id)!) : memberKey(r.user_id), r.start, r.duration < 0 ? -1 : r.duration, r.description, r.project_id, r.server_deleted_at !== null);
     }),
   );
-  const running = new Set<number>(batch.some((e) => e.duration < 0) ? (await db(timeEntries.table).whereIn("running_user_id", owners).select("running_user_id")).map((r: { running_user_id: number }) => Number(r.running_user_id)) : []);
+  const running = new Set<bigint>(batch.some((e) => e.duration < 0) ? (await db(timeEntries.table).whereIn("running_user_id", owners.map(idBinding)).select("running_user_id")).map((r: { running_user_id: unknown }) => readId(r.running_user_id)) : []);
 
   // Members' rows as the statement takes them (made at once: the batch holds one object a row).
   const plain: Record<string, unknown>[] = [];
@@ -249,7 +250,7 @@ export async function writeEntries(db: Knex, target: ImportTarget, ids: CatalogI
   }
 }
 
-/** A row as the engines take it (JSON columns as text), for a statement of many rows. */
+/** A row as the engines take it (JSON columns as text, their ids JSON numbers as the table writes them), for a statement of many rows. */
 function stored_(row: Omit<TimeEntryRow, "id">): Record<string, unknown> {
-  return { ...row, tag_ids: JSON.stringify(row.tag_ids), shared_with_user_ids: JSON.stringify(row.shared_with_user_ids) };
+  return { ...row, tag_ids: JSON.stringify(row.tag_ids, jsonIds), shared_with_user_ids: JSON.stringify(row.shared_with_user_ids, jsonIds) };
 }

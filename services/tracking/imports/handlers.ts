@@ -81,7 +81,7 @@ export function importHandlers({ storage, clock, identity, imports }: TrackingKi
         const now = clock.now();
         const job = await storage.change(async (trx) => {
           const row = await importJobs.insert(trx, {
-            workspace_id: scope.workspace, user_id: scope.user, state: "uploading", dry_run: req.dryRun, time_zone: timeZone,
+            workspace_id: scope.workspaceId, user_id: scope.userId, state: "uploading", dry_run: req.dryRun, time_zone: timeZone,
             entries_total: 0, entries_done: 0, uploaded_bytes: 0, files: [], counts: emptyCounts(), invited: [], content: null, error: null, created_at: now, at: now, finished_at: null,
           });
           return addFiles(trx, row, req.files);
@@ -92,7 +92,7 @@ export function importHandlers({ storage, clock, identity, imports }: TrackingKi
       async addImportFile(req, ctx) {
         const scope = trackingScope(ctx);
         const job = await storage.change(async (trx) => {
-          const row = await importJobs.getForChange(trx, scope.workspace, req.importId);
+          const row = await importJobs.getForChange(trx, scope.workspaceId, req.importId);
           if (!row) throw importNotFound();
           if (row.state !== "uploading") throw importNotUploading();
           return addFiles(trx, row, req.file ? [req.file] : []);
@@ -102,7 +102,7 @@ export function importHandlers({ storage, clock, identity, imports }: TrackingKi
 
       async getImport(req, ctx) {
         const scope = trackingScope(ctx);
-        const row = await importJobs.get(db, scope.workspace, req.importId);
+        const row = await importJobs.get(db, scope.workspaceId, req.importId);
         if (!row) throw importNotFound();
         return { import: importMessage(row) };
       },

@@ -270,6 +270,6 @@ export function importedText(raw: unknown, what: "notes" | "currency", where: st
  * The identity of a time entry, the same for the same entry in any file: its owner (a user, or
  * the address of someone without an account), start, duration, description and project.
  */
-export function entryKey(owner: string, start: Date, duration: number, description: string | null, projectId: number | null, deleted = false): string {
+export function entryKey(owner: string, start: Date, duration: number, description: string | null, projectId: bigint | null, deleted = false): string {
   return `${owner}\u0000${start.getTime() / 1000}\u0000${duration}\u0000${description ?? ""}\u0000${projectId ?? 0}${deleted ? "\u0000deleted" : ""}`;
 }

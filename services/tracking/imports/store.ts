@@ -1,4 +1,5 @@
 import type { Knex } from "../../../lib/db.js";
+import { idBinding, readId } from "../../../lib/ids.js";
 import { ScopedTable } from "../../../lib/scoped-table.js";
 import type { ImportContentJson, UploadedFile } from "./sources.js";
 
@@ -19,9 +20,9 @@ export const emptyCounts = (): ImportCounts => ({ created: emptyTally(), matched
 export type ImportState = "uploading" | "queued" | "running" | "finished" | "failed";
 
 export interface ImportJobRow {
-  id: number;
-  workspace_id: number;
-  user_id: number;
+  id: bigint;
+  workspace_id: bigint;
+  user_id: bigint;
   state: ImportState;
   dry_run: boolean;
   time_zone: string;
@@ -74,18 +75,18 @@ export async function nextRunnableJob(db: Knex): Promise<ImportJobRow | undefine
 const PARTS = "import_file_parts";
 
 /** Stores one part of a file (parts of a file are read back in the order of `part`). */
-export async function addPart(trx: Knex.Transaction, importId: number, file: number, part: number, data: Uint8Array): Promise<void> {
+export async function addPart(trx: Knex.Transaction, importId: bigint, file: number, part: number, data: Uint8Array): Promise<void> {
   await trx(PARTS).insert({ import_id: importId, file_index: file, part_index: part, data: Buffer.from(data) });
 }
 
 /** How many parts each file of the job has so far. */
-export async function partsOf(db: Knex, importId: number): Promise<Map<number, number>> {
-  const rows: { file_index: number; n: number | string }[] = await db(PARTS).where("import_id", importId).groupBy("file_index").select("file_index").count({ n: "*" });
+export async function partsOf(db: Knex, importId: bigint): Promise<Map<number, number>> {
+  const rows: { file_index: number; n: number | string }[] = await db(PARTS).where("import_id", idBinding(importId)).groupBy("file_index").select("file_index").count({ n: "*" });
   return new Map(rows.map((r) => [Number(r.file_index), Number(r.n)]));
 }
 
-export async function deleteParts(db: Knex, importId: number): Promise<void> {
-  await db(PARTS).where("import_id", importId).delete();
+export async function deleteParts(db: Knex, importId: bigint): Promise<void> {
+  await db(PARTS).where("import_id", idBinding(importId)).delete();
 }
 
 /** The job's files, read back part by part from the database (one part in memory at a time while streaming). */
@@ -119,25 +120,25 @@ export function uploadedFiles(db: Knex, job: Pick<ImportJobRow, "id" | "files">)
 export const ORIGINS = "import_entry_origins";
 
 /** The addresses of the workspace's entries starting at `starts` that stand for someone without an account. */
-export async function originsAt(db: Knex, workspace: number, starts: Date[]): Promise<Map<number, string>> {
-  const rows: { time_entry_id: number; email: string }[] = await db(ORIGINS)
+export async function originsAt(db: Knex, workspace: bigint, starts: Date[]): Promise<Map<bigint, string>> {
+  const rows: { time_entry_id: unknown; email: string }[] = await db(ORIGINS)
     .join("time_entries", "time_entries.id", `${ORIGINS}.time_entry_id`)
-    .where(`${ORIGINS}.workspace_id`, workspace)
+    .where(`${ORIGINS}.workspace_id`, idBinding(workspace))
     .whereIn("time_entries.start", starts)
     .select(`${ORIGINS}.time_entry_id`, `${ORIGINS}.email`);
-  return new Map(rows.map((r) => [Number(r.time_entry_id), String(r.email)]));
+  return new Map(rows.map((r) => [readId(r.time_entry_id), String(r.email)]));
 }
 
 const INVITATIONS = "import_invitations";
 
 /** The addresses among `emails` an import into the workspace has invited already. */
-export async function invitedAlready(db: Knex, workspace: number, emails: string[]): Promise<Set<string>> {
+export async function invitedAlready(db: Knex, workspace: bigint, emails: string[]): Promise<Set<string>> {
   if (emails.length === 0) return new Set();
-  const rows: { email: string }[] = await db(INVITATIONS).where("workspace_id", workspace).whereIn("email", emails).select("email");
+  const rows: { email: string }[] = await db(INVITATIONS).where("workspace_id", idBinding(workspace)).whereIn("email", emails).select("email");
   return new Set(rows.map((r) => String(r.email)));
 }
 
-export async function recordInvited(db: Knex, workspace: number, emails: string[], now: Date): Promise<void> {
+export async function recordInvited(db: Knex, workspace: bigint, emails: string[], now: Date): Promise<void> {
   if (emails.length === 0) return;
   await db(INVITATIONS)
     .insert(emails.map((email) => ({ workspace_id: workspace, email, created_at: now })))

@@ -17,8 +17,8 @@ const countsMessage = (t: Tally) =>
 
 export function importMessage(row: ImportJobRow): Import {
   return create(ImportSchema, {
-    id: BigInt(row.id),
-    workspaceId: BigInt(row.workspace_id),
+    id: row.id,
+    workspaceId: row.workspace_id,
     state: row.state,
     dryRun: row.dry_run,
     files: row.files,
@@ -29,7 +29,7 @@ export function importMessage(row: ImportJobRow): Import {
     skipped: countsMessage(row.counts.skipped),
     error: row.error ?? undefined,
     invited: row.invited,
-    userId: BigInt(row.user_id),
+    userId: row.user_id,
     createdAt: timestampOf(row.created_at),
     at: timestampOf(row.at),
     finishedAt: row.finished_at ? timestampOf(row.finished_at) : undefined,
@@ -46,7 +46,7 @@ export function importFinishedEvent(row: ImportJobRow): DomainEvent {
     workspaceId: String(row.workspace_id),
     entity: "import",
     action: "finished",
-    userId: BigInt(row.user_id),
+    userId: row.user_id,
     objectId: String(row.id),
     object: { schema: ImportSchema, message: importMessage(row) },
   };

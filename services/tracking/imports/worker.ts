@@ -48,9 +48,9 @@ function added(a: ImportCounts, b: ImportCounts): ImportCounts {
 }
 
 /** The workspace's members by address (active or not: an inactive member's history is still theirs). */
-export async function membersOf(identity: Client<typeof IdentityService>, workspaceId: bigint): Promise<Map<string, number>> {
+export async function membersOf(identity: Client<typeof IdentityService>, workspaceId: bigint): Promise<Map<string, bigint>> {
   const { members } = await identity.listWorkspaceMembers({ workspaceId });
-  return new Map(members.map((m) => [m.email.toLowerCase(), Number(m.userId)]));
+  return new Map(members.map((m) => [m.email.toLowerCase(), m.userId]));
 }
 
 /**
@@ -155,12 +155,12 @@ export class ImportWorker extends LeasedWork {
    * checks; a resumed job finds them by name). A dry run answers stand-ins; a refused creation
    * leaves the group out (its projects get no group).
    */
-  private async groupsOf(job: ImportJobRow, scope: WorkspaceScope, content: ImportContent, write: boolean, members: Map<string, number>): Promise<Map<string, number>> {
+  private async groupsOf(job: ImportJobRow, scope: WorkspaceScope, content: ImportContent, write: boolean, members: Map<string, bigint>): Promise<Map<string, bigint>> {
     const as = { headers: { [HEADER.userId]: String(scope.userId) } };
-    const out = new Map<string, number>();
+    const out = new Map<string, bigint>();
     if (content.groups.size === 0) return out;
-    for (const g of (await this.peers.groups.listWorkspaceGroups({ workspaceId: scope.workspaceId }, as)).groups) if (!out.has(nameKey(g.name))) out.set(nameKey(g.name), Number(g.id));
-    let standIn = 0;
+    for (const g of (await this.peers.groups.listWorkspaceGroups({ workspaceId: scope.workspaceId }, as)).groups) if (!out.has(nameKey(g.name))) out.set(nameKey(g.name), g.id);
+    let standIn = 0n;
     for (const [key, group] of content.groups) {
       if (out.has(key)) continue;
       if (!write) {
@@ -168,9 +168,9 @@ export class ImportWorker extends LeasedWork {
         continue;
       }
       try {
-        const users = group.members.flatMap((email) => (members.has(email) ? [BigInt(members.get(email)!)] : []));
+        const users = group.members.flatMap((email) => (members.has(email) ? [members.get(email)!] : []));
         const created = await this.peers.groups.createGroup({ organizationId: scope.organizationId, name: group.name, users, workspaces: [scope.workspaceId] }, as);
-        out.set(key, Number(created.group!.groupId));
+        out.set(key, created.group!.groupId);
       } catch (err) {
         if (!(err instanceof ConnectError)) throw err;
         this.deps.log.warn({ err, importId: job.id, group: group.name }, "import: group refused");

@@ -1,4 +1,5 @@
 import type { Knex } from "../../../lib/db.js";
+import { idBinding, readId } from "../../../lib/ids.js";
 import { visibleTo } from "../projects/access.js";
 import { projects } from "../projects/store.js";
 import type { ReportContext } from "../reports/context.js";
@@ -17,7 +18,7 @@ export type TrendSubject = "clients" | "projects" | "users";
 const KEY: Record<TrendSubject, InsightKey> = { clients: "client", projects: "project", users: "user" };
 
 export interface TrendMember {
-  id: number;
+  id: bigint;
   name: string;
   /** Projects: their color and currency (the workspace's when they have none). */
   color: string;
@@ -30,7 +31,7 @@ export interface TrendOptions {
   currency: string;
   periods: Periods;
   /** The members the body names: shown even without time, when the caller sees them. */
-  named?: number[];
+  named?: bigint[];
 }
 
 /**
@@ -41,8 +42,8 @@ export interface TrendOptions {
 export async function dataTrends(db: Knex, ctx: ReportContext, subject: TrendSubject, options: TrendOptions): Promise<TrendMember[]> {
   const { periods } = options;
   const sums = await insightSums(db, ctx, { keys: [KEY[subject]], currency: options.currency, keyed: true });
-  const tallies = new Map<number, Tally[]>();
-  const talliesOf = (id: number) => {
+  const tallies = new Map<bigint, Tally[]>();
+  const talliesOf = (id: bigint) => {
     let found = tallies.get(id);
     if (!found) tallies.set(id, (found = Array.from({ length: periods.count }, () => new Tally())));
     return found;
@@ -51,7 +52,7 @@ export async function dataTrends(db: Knex, ctx: ReportContext, subject: TrendSub
   for (const id of await namedMembers(db, ctx, subject, options)) talliesOf(id);
 
   const ids = [...tallies.keys()];
-  const live = await lookups(db, ctx.scope.workspace, { projects: subject === "projects" ? ids : [], clients: subject === "clients" ? ids : [] });
+  const live = await lookups(db, ctx.scope.workspaceId, { projects: subject === "projects" ? ids : [], clients: subject === "clients" ? ids : [] });
   const members = ids.map((id): TrendMember => {
     const points = tallies.get(id)!.map((t) => t.totals());
     if (subject === "projects") {
@@ -65,12 +66,12 @@ export async function dataTrends(db: Knex, ctx: ReportContext, subject: TrendSub
 }
 
 /** The named members the caller sees, whether or not they have time. */
-async function namedMembers(db: Knex, ctx: ReportContext, subject: TrendSubject, options: TrendOptions): Promise<number[]> {
+async function namedMembers(db: Knex, ctx: ReportContext, subject: TrendSubject, options: TrendOptions): Promise<bigint[]> {
   const named = options.named ?? [];
   if (named.length === 0) return [];
   const { scope } = ctx;
-  if (subject === "users") return named.filter((id) => ctx.people.has(id) && (scope.admin || id === scope.user));
-  if (subject === "clients") return [...(await lookups(db, scope.workspace, { clients: named })).clients.keys()];
-  const q = projects.query(db, scope.workspace).whereIn("id", named).whereNull("server_deleted_at").whereRaw("COALESCE(currency, ?) = ?", [ctx.currency, options.currency]);
-  return ((await visibleTo(db, q, scope.viewer).select("id")) as { id: unknown }[]).map((r) => Number(r.id));
+  if (subject === "users") return named.filter((id) => ctx.people.has(id) && (scope.admin || id === scope.userId));
+  if (subject === "clients") return [...(await lookups(db, scope.workspaceId, { clients: named })).clients.keys()];
+  const q = projects.query(db, scope.workspaceId).whereIn("id", named.map(idBinding)).whereNull("server_deleted_at").whereRaw("COALESCE(currency, ?) = ?", [ctx.currency, options.currency]);
+  return ((await visibleTo(db, q, scope.viewer).select("id")) as { id: unknown }[]).map((r) => readId(r.id));
 }

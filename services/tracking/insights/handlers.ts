@@ -26,7 +26,7 @@ import { employeeResolution, graphResolution, periodsOf, previousPeriod, reportI
 import { clientTrendsResponse, comparativeResponse, profitabilityResponse, projectTrendRowsResponse, projectTrendsResponse, userTrendsResponse } from "./view.js";
 
 /** The named members of a data trend as the report's filter: only their time counts. */
-function trendFilter(subject: TrendSubject, ids: number[]): Partial<EntryFilters> {
+function trendFilter(subject: TrendSubject, ids: bigint[]): Partial<EntryFilters> {
   if (subject === "users") return { userIds: ids };
   return subject === "projects" ? { projects: { ids, none: false } } : { clients: { ids, none: false } };
 }

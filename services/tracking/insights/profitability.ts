@@ -11,7 +11,7 @@ import { insightSums, Tally, type Totals } from "./store.js";
  */
 
 export interface ProjectProfitability extends Totals {
-  projectId: number;
+  projectId: bigint;
   name: string;
   color: string;
   currency: string;
@@ -29,7 +29,7 @@ export interface ProjectsProfitability {
 export async function projectsProfitability(db: Knex, ctx: ReportContext, currency: string, periods: Periods): Promise<ProjectsProfitability> {
   const sums = await insightSums(db, ctx, { keys: ["project"], currency, keyed: true });
   const graph = Array.from({ length: periods.count }, () => new Tally());
-  const byProject = new Map<number, Tally>();
+  const byProject = new Map<bigint, Tally>();
   for (const sum of sums) {
     graph[periods.indexOf(sum.day)].add(sum);
     const id = sum.keys[0]!;
@@ -37,26 +37,26 @@ export async function projectsProfitability(db: Knex, ctx: ReportContext, curren
     if (!tally) byProject.set(id, (tally = new Tally()));
     tally.add(sum);
   }
-  const live = await lookups(db, ctx.scope.workspace, { projects: byProject.keys() });
+  const live = await lookups(db, ctx.scope.workspaceId, { projects: byProject.keys() });
   const table = [...byProject].map(([projectId, tally]): ProjectProfitability => {
     const project = live.projects.get(projectId);
     const client = project?.client_id ? live.clients.get(project.client_id) : undefined;
     return { projectId, name: project?.name ?? "", color: project?.color ?? "", currency: project?.currency ?? ctx.currency, clientName: client?.name ?? null, ...tally.totals() };
   });
-  const order = byName<{ id: number; name: string }>((p) => p.name);
+  const order = byName<{ id: bigint; name: string }>((p) => p.name);
   table.sort((a, b) => order({ id: a.projectId, name: a.name }, { id: b.projectId, name: b.name }));
   return { graph: graph.map((t) => t.totals()), table };
 }
 
 export interface EmployeeProfitability extends Totals {
-  userId: number;
+  userId: bigint;
   name: string;
   email: string;
 }
 
 /** Each member's profitability over the range (all their time, with project or without), by name. */
 export async function employeesProfitability(db: Knex, ctx: ReportContext, currency: string): Promise<EmployeeProfitability[]> {
-  const byUser = new Map<number, Tally>();
+  const byUser = new Map<bigint, Tally>();
   for (const sum of await insightSums(db, ctx, { keys: ["user"], currency })) {
     const id = sum.keys[0]!;
     let tally = byUser.get(id);

@@ -1,4 +1,5 @@
 import type { Knex } from "../../../lib/db.js";
+import { compareIds, idBinding, readId } from "../../../lib/ids.js";
 import { visibleTo } from "../projects/access.js";
 import { projects, type ProjectRow } from "../projects/store.js";
 import { dayNumber } from "../reporting.js";
@@ -15,20 +16,20 @@ import { insightSums } from "./store.js";
  */
 
 export interface ProjectTrend {
-  projectId: number;
+  projectId: bigint;
   /** The project's row (name, creation, state) when it is still there. */
   project?: ProjectRow;
   /** Seconds per day of the range, and of the previous period. */
   current: number[];
   previous: number[];
   /** The users with time on the project in the range, ascending. */
-  userIds: number[];
+  userIds: bigint[];
 }
 
-export async function projectTrends(db: Knex, ctx: ReportContext, previous: ReportRange, named: number[] = []): Promise<ProjectTrend[]> {
+export async function projectTrends(db: Knex, ctx: ReportContext, previous: ReportRange, named: bigint[] = []): Promise<ProjectTrend[]> {
   const days = daysOf(ctx.range);
-  const trends = new Map<number, ProjectTrend & { users: Set<number> }>();
-  const trendOf = (projectId: number) => {
+  const trends = new Map<bigint, ProjectTrend & { users: Set<bigint> }>();
+  const trendOf = (projectId: bigint) => {
     let trend = trends.get(projectId);
     if (!trend) trends.set(projectId, (trend = { projectId, current: Array(days).fill(0), previous: Array(days).fill(0), userIds: [], users: new Set() }));
     return trend;
@@ -43,12 +44,12 @@ export async function projectTrends(db: Knex, ctx: ReportContext, previous: Repo
     trendOf(sum.keys[0]!).previous[dayIn(previous, sum.day)] += sum.seconds;
   }
   if (named.length > 0) {
-    const q = projects.query(db, ctx.scope.workspace).whereIn("id", named).whereNull("server_deleted_at");
-    for (const row of (await visibleTo(db, q, ctx.scope.viewer).select("id")) as { id: unknown }[]) trendOf(Number(row.id));
+    const q = projects.query(db, ctx.scope.workspaceId).whereIn("id", named.map(idBinding)).whereNull("server_deleted_at");
+    for (const row of (await visibleTo(db, q, ctx.scope.viewer).select("id")) as { id: unknown }[]) trendOf(readId(row.id));
   }
-  const live = await lookups(db, ctx.scope.workspace, { projects: trends.keys() });
-  const out = [...trends.values()].map(({ users, ...trend }) => ({ ...trend, project: live.projects.get(trend.projectId), userIds: [...users].sort((a, b) => a - b) }));
+  const live = await lookups(db, ctx.scope.workspaceId, { projects: trends.keys() });
+  const out = [...trends.values()].map(({ users, ...trend }) => ({ ...trend, project: live.projects.get(trend.projectId), userIds: [...users].sort(compareIds) }));
   const total = (t: ProjectTrend) => t.current.reduce((a, b) => a + b, 0);
-  const names = byName<{ id: number; name: string }>((p) => p.name);
+  const names = byName<{ id: bigint; name: string }>((p) => p.name);
   return out.sort((a, b) => total(b) - total(a) || names({ id: a.projectId, name: a.project?.name ?? "" }, { id: b.projectId, name: b.project?.name ?? "" }));
 }

@@ -1,4 +1,4 @@
-import { storageId } from "../../../lib/ids.js";
+import { rowId } from "../../../lib/ids.js";
 import { insightCurrencyRequired, insightIdsMissing, insightRangeTooLarge, insightResolutionInvalid, insightTooManyIds, rangeOutOfBounds, rangeParameterFormat } from "../errors.js";
 import { currencyCode } from "../projects/rules.js";
 import { buckets, dayNumber, FIRST_REPORT_DAY, LAST_REPORT_DAY, resolutionOf, type Resolution } from "../reporting.js";
@@ -82,11 +82,11 @@ export function requiredCurrency(raw: string | undefined): string {
 export const MAX_TREND_PROJECTS = 5;
 
 /** The projects' data trend names one to five projects (repeats count once); ids no row can have match nothing. */
-export function trendProjectIds(ids: readonly bigint[]): number[] {
+export function trendProjectIds(ids: readonly bigint[]): bigint[] {
   const distinct = [...new Set(ids)];
   if (distinct.length === 0) throw insightIdsMissing();
   if (distinct.length > MAX_TREND_PROJECTS) throw insightTooManyIds(MAX_TREND_PROJECTS);
-  return distinct.map(storageId).filter((id): id is number => id !== undefined);
+  return distinct.map(rowId).filter((id): id is bigint => id !== undefined);
 }
 
 // ---------------------------------------------------------------------------------------------

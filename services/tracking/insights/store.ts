@@ -1,4 +1,5 @@
 import type { Knex } from "../../../lib/db.js";
+import { readIdOrNull } from "../../../lib/ids.js";
 import { amountInCents, centsOf, localDaySql, offsetSpans } from "../reporting.js";
 import type { ReportContext } from "../reports/context.js";
 import { flag, LABOUR_SQL, rateSql, reportEntries, secondsSql, selectAs } from "../reports/filters.js";
@@ -29,7 +30,7 @@ export interface InsightSumOptions {
 
 /** One sum: the keys' values (in the order asked), the local day, and the seconds at one rate and labour cost. */
 export interface InsightSum {
-  keys: (number | null)[];
+  keys: (bigint | null)[];
   /** Days since 1970-01-01 on the caller's calendar. */
   day: number;
   seconds: number;
@@ -57,7 +58,7 @@ export async function insightSums(db: Knex, ctx: ReportContext, options: Insight
     )
     .groupBy(...options.keys.map(alias), "local_day", "hourly_rate", "labour_rate", "is_billable");
   return rows.map((raw) => ({
-    keys: options.keys.map((key) => (raw[alias(key)] === null ? null : Number(raw[alias(key)]))),
+    keys: options.keys.map((key) => readIdOrNull(raw[alias(key)])),
     day: Number(raw.local_day),
     seconds: Number(raw.seconds),
     billable: flag(raw.is_billable),

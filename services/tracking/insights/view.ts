@@ -34,17 +34,17 @@ function trendPoints<T>(periods: Periods, members: TrendMember[], member: (m: Tr
 }
 
 export function clientTrendsResponse(ctx: ReportContext, currency: string, periods: Periods, members: TrendMember[]): MessageInitShape<typeof GetClientDataTrendsResponseSchema> {
-  const data = trendPoints(periods, members, (m, t) => ({ clientId: BigInt(m.id), name: m.name, ...figures(ctx, t) }));
+  const data = trendPoints(periods, members, (m, t) => ({ clientId: m.id, name: m.name, ...figures(ctx, t) }));
   return { currency, graph: { resolution: periods.resolution, data: data.map((p) => ({ date: p.date, clients: p.members })) } };
 }
 
 export function projectTrendsResponse(ctx: ReportContext, currency: string, periods: Periods, members: TrendMember[]): MessageInitShape<typeof GetProjectDataTrendsResponseSchema> {
-  const data = trendPoints(periods, members, (m, t) => ({ projectId: BigInt(m.id), name: m.name, color: m.color, currency: m.currency, ...figures(ctx, t) }));
+  const data = trendPoints(periods, members, (m, t) => ({ projectId: m.id, name: m.name, color: m.color, currency: m.currency, ...figures(ctx, t) }));
   return { currency, graph: { resolution: periods.resolution, data: data.map((p) => ({ date: p.date, projects: p.members })) } };
 }
 
 export function userTrendsResponse(ctx: ReportContext, currency: string, periods: Periods, members: TrendMember[]): MessageInitShape<typeof GetUserDataTrendsResponseSchema> {
-  const data = trendPoints(periods, members, (m, t) => ({ userId: BigInt(m.id), name: m.name, ...figures(ctx, t) }));
+  const data = trendPoints(periods, members, (m, t) => ({ userId: m.id, name: m.name, ...figures(ctx, t) }));
   return { currency, graph: { resolution: periods.resolution, data: data.map((p) => ({ date: p.date, users: p.members })) } };
 }
 
@@ -53,7 +53,7 @@ export function profitabilityResponse(currency: string, periods: Periods, report
     currency,
     graph: { resolution: periods.resolution, data: report.graph.map((t, i) => ({ date: periods.dates[i], earnings: BigInt(t.earnings), labourCost: BigInt(t.labourCost) })) },
     table: report.table.map((p) => ({
-      projectId: BigInt(p.projectId),
+      projectId: p.projectId,
       name: p.name,
       color: p.color,
       currency: p.currency,
@@ -69,13 +69,13 @@ export function projectTrendRowsResponse(ctx: ReportContext, previousFirst: stri
   const [start, end] = [dayText(ctx.range.first), dayText(ctx.range.last)];
   return {
     projects: trends.map((t) => ({
-      projectId: BigInt(t.projectId),
+      projectId: t.projectId,
       start,
       end,
       previousStart: previousFirst,
       currentPeriodSeconds: t.current.map(BigInt),
       previousPeriodSeconds: t.previous.map(BigInt),
-      userIds: t.userIds.map(BigInt),
+      userIds: t.userIds,
     })),
   };
 }

@@ -1,6 +1,7 @@
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { TrackingMeService } from "../../../gen/tracking/v1/me_pb.js";
 import type { Knex } from "../../../lib/db.js";
+import { idBinding } from "../../../lib/ids.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
 import { trackingUserScope } from "../scope.js";
 import { clientMessage } from "../clients/view.js";
@@ -29,10 +30,10 @@ export function meHandlers({ storage, clock }: ResourceKit) {
   const { db } = storage;
 
   /** Per workspace of the caller, the query of the projects they see there. */
-  async function visibleProjects(ctx: HandlerContext): Promise<{ workspace: number; q: Knex.QueryBuilder }[]> {
+  async function visibleProjects(ctx: HandlerContext): Promise<{ workspace: bigint; q: Knex.QueryBuilder }[]> {
     const out = [];
     for (const scope of await trackingUserScope(ctx).workspaces()) {
-      out.push({ workspace: scope.workspace, q: visibleTo(db, projects.query(db, scope.workspace), scope.viewer) });
+      out.push({ workspace: scope.workspaceId, q: visibleTo(db, projects.query(db, scope.workspaceId), scope.viewer) });
     }
     return out;
   }
@@ -72,7 +73,7 @@ export function meHandlers({ storage, clock }: ResourceKit) {
         const user = trackingUserScope(ctx);
         const now = clock.now();
         const since = new Date(now.getTime() - RECENT_DAYS * 86_400_000);
-        const entryRows = (await userEntries(db, user.user).whereNull("server_deleted_at").where("start", ">=", since))
+        const entryRows = (await userEntries(db, user.userId).whereNull("server_deleted_at").where("start", ">=", since))
           .map((raw: Record<string, unknown>) => timeEntries.read(raw))
           .sort(newestFirst);
         const projectRows = [];
@@ -81,8 +82,8 @@ export function meHandlers({ storage, clock }: ResourceKit) {
           projectRows.push(...(await q.whereNull("server_deleted_at").where("active", true).orderBy("sort_name").orderBy("id")).map((raw: Record<string, unknown>) => projects.read(raw)));
         }
         const workspaces = visible.map((v) => v.workspace);
-        const clientRows = workspaces.length ? await db(clients.table).whereIn("workspace_id", workspaces).orderByRaw("LOWER(name)").orderBy("id") : [];
-        const tagRows = workspaces.length ? await db(tags.table).whereIn("workspace_id", workspaces).whereNull("deleted_at").orderByRaw("LOWER(name)").orderBy("id") : [];
+        const clientRows = workspaces.length ? await db(clients.table).whereIn("workspace_id", workspaces.map(idBinding)).orderByRaw("LOWER(name)").orderBy("id") : [];
+        const tagRows = workspaces.length ? await db(tags.table).whereIn("workspace_id", workspaces.map(idBinding)).whereNull("deleted_at").orderByRaw("LOWER(name)").orderBy("id") : [];
         return {
           clients: clientRows.map((raw: Record<string, unknown>) => clientMessage(clients.read(raw))),
           projects: await projectMessages(db, projectRows, now),
@@ -94,7 +95,7 @@ export function meHandlers({ storage, clock }: ResourceKit) {
       async listMyClients(req, ctx) {
         const workspaces = await trackingUserScope(ctx).memberships();
         if (workspaces.length === 0) return { clients: [] };
-        const q = db(clients.table).whereIn("workspace_id", workspaces);
+        const q = db(clients.table).whereIn("workspace_id", workspaces.map(idBinding));
         const since = sinceDate(req.since);
         if (since) q.where("at", ">=", since);
         const rows = (await q.orderByRaw("LOWER(name)").orderBy("id")).map((raw: Record<string, unknown>) => clients.read(raw));

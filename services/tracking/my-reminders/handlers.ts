@@ -12,15 +12,15 @@ export function myReminderHandlers({ storage, identity }: ResourceKit) {
     router.service(MyTrackReminderService, {
       async listMyTrackReminders(_req, ctx) {
         const user = trackingUserScope(ctx);
-        const me = Number(user.userId);
+        const me = user.userId;
         const out: ReminderRow[] = [];
         for (const workspace of await user.memberships()) {
           const rows = await reminders.list(db, workspace);
           if (rows.length === 0) continue;
-          let groups = new Set<number>();
+          let groups = new Set<bigint>();
           if (rows.some((r) => r.group_ids.length > 0 && !r.user_ids.includes(me))) {
-            const answer = await identity.resolveGroups({ workspaceId: BigInt(workspace) });
-            groups = new Set(answer.groups.filter((g) => g.userIds.includes(user.userId)).map((g) => Number(g.groupId)));
+            const answer = await identity.resolveGroups({ workspaceId: workspace });
+            groups = new Set(answer.groups.filter((g) => g.userIds.includes(user.userId)).map((g) => g.groupId));
           }
           out.push(...rows.filter((r) => r.user_ids.includes(me) || r.group_ids.some((g) => groups.has(g))));
         }

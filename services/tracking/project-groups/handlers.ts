@@ -1,6 +1,6 @@
 import type { ConnectRouter } from "@connectrpc/connect";
 import { ProjectGroupService } from "../../../gen/tracking/v1/project_groups_pb.js";
-import { storageId } from "../../../lib/ids.js";
+import { idBinding, rowId } from "../../../lib/ids.js";
 import { trackingScope } from "../scope.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import { visibleTo } from "../projects/access.js";
@@ -19,8 +19,8 @@ export function projectGroupHandlers({ storage, clock, identity }: ResourceKit) 
         const scope = trackingScope(ctx);
         const wanted = queryIds(req.projectIds, "project_ids", MAX_LIST_PROJECTS);
         if (wanted.length === 0) throw projectIdsMissing();
-        const visible = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at").whereIn("id", wanted), scope.viewer).select("id");
-        const rows: ProjectGroupRow[] = (await projectGroups.query(db, scope.workspace).whereIn("project_id", visible).orderBy("id")).map((raw: Record<string, unknown>) =>
+        const visible = visibleTo(db, projects.query(db, scope.workspaceId).whereNull("server_deleted_at").whereIn("id", wanted.map(idBinding)), scope.viewer).select("id");
+        const rows: ProjectGroupRow[] = (await projectGroups.query(db, scope.workspaceId).whereIn("project_id", visible).orderBy("id")).map((raw: Record<string, unknown>) =>
           projectGroups.read(raw),
         );
         return { projectGroups: rows.map(projectGroupMessage) };
@@ -28,16 +28,16 @@ export function projectGroupHandlers({ storage, clock, identity }: ResourceKit) 
 
       async createProjectGroup(req, ctx) {
         const scope = trackingScope(ctx);
-        const project = await projects.getLive(db, scope.workspace, req.projectId);
+        const project = await projects.getLive(db, scope.workspaceId, req.projectId);
         if (!project) throw invalidProject();
         await checkMayManage(db, scope, project.id);
-        const groupId = storageId(req.groupId);
+        const groupId = rowId(req.groupId);
         if (groupId === undefined) throw invalidGroup();
         // The group must be one of the workspace's organization (the accounts service knows).
         const answer = await identity.resolveGroups({ workspaceId: scope.workspaceId, groupIds: [req.groupId] });
         if (!answer.groups.some((g) => g.groupId === req.groupId)) throw invalidGroup();
         const row = await storage.change(async (trx, emit) => {
-          const created = await projectGroups.insert(trx, { workspace_id: scope.workspace, project_id: project.id, group_id: groupId, at: clock.now() });
+          const created = await projectGroups.insert(trx, { workspace_id: scope.workspaceId, project_id: project.id, group_id: groupId, at: clock.now() });
           await emit(projectGroupEvent("created", created, scope));
           return created;
         }, { onDuplicate: projectGroupTaken });
@@ -46,7 +46,7 @@ export function projectGroupHandlers({ storage, clock, identity }: ResourceKit) 
 
       async deleteProjectGroup(req, ctx) {
         const scope = trackingScope(ctx);
-        await changeRow(storage, projectGroups, { scope: scope.workspace, id: req.projectGroupId, missing: projectGroupNotFound }, async (existing, trx, emit) => {
+        await changeRow(storage, projectGroups, { scope: scope.workspaceId, id: req.projectGroupId, missing: projectGroupNotFound }, async (existing, trx, emit) => {
           await checkMayManage(trx, scope, existing.project_id);
           await projectGroups.delete(trx, existing);
           await emit(projectGroupEvent("deleted", existing, scope));

@@ -1,11 +1,11 @@
 import { ScopedTable } from "../../../lib/scoped-table.js";
 
 export interface ProjectGroupRow {
-  id: number;
-  workspace_id: number;
-  project_id: number;
+  id: bigint;
+  workspace_id: bigint;
+  project_id: bigint;
   /** A group of the workspace's organization (owned by the accounts service). */
-  group_id: number;
+  group_id: bigint;
   at: Date;
 }
 

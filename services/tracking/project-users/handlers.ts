@@ -6,7 +6,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { applyEach, parseIdList, parsePatchOperations } from "../../../lib/bulk-patch.js";
 import type { Knex } from "../../../lib/db.js";
-import { storageId } from "../../../lib/ids.js";
+import { idBinding, rowId } from "../../../lib/ids.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import { type TrackingScope, trackingScope } from "../scope.js";
 import { checkMayManage, projectsOfUsers, visibleTo } from "../projects/access.js";
@@ -32,15 +32,15 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
 
   /** The workspace's active members' ids (asked of the accounts service). */
-  async function activeMembers(scope: TrackingScope): Promise<Set<number>> {
+  async function activeMembers(scope: TrackingScope): Promise<Set<bigint>> {
     const answer = await identity.listWorkspaceMembers({ workspaceId: scope.workspaceId });
-    return new Set(answer.members.filter((m) => m.active).map((m) => Number(m.userId)));
+    return new Set(answer.members.filter((m) => m.active).map((m) => m.userId));
   }
 
   /** Changes one project user (PUT and each id of a PATCH): its project must live, the caller manage it. */
   function changeProjectUser(scope: TrackingScope, id: bigint, changes: ProjectUserChanges, rateMode: string): Promise<ProjectUserRow> {
-    return changeRow(storage, projectUsers, { scope: scope.workspace, id, missing: projectUserNotFound }, async (existing, trx, emit) => {
-      if (!(await projects.getLive(trx, scope.workspace, BigInt(existing.project_id)))) throw invalidProject();
+    return changeRow(storage, projectUsers, { scope: scope.workspaceId, id, missing: projectUserNotFound }, async (existing, trx, emit) => {
+      if (!(await projects.getLive(trx, scope.workspaceId, existing.project_id))) throw invalidProject();
       await checkMayManage(trx, scope, existing.project_id);
       const updated = await projectUsers.update(trx, existing, applyChanges(existing, changes, rateMode, clock.now()));
       await emit(projectUserEvent("updated", updated, scope));
@@ -50,24 +50,24 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
 
   /** Members who reach the listed projects only through a group assigned to them. */
   async function groupMembers(scope: TrackingScope, projectIds: Knex.QueryBuilder, direct: ProjectUserRow[]): Promise<ProjectUser[]> {
-    const links: ProjectGroupRow[] = (await projectGroups.query(db, scope.workspace).whereIn("project_id", projectIds).orderBy("id")).map((raw: Record<string, unknown>) => projectGroups.read(raw));
+    const links: ProjectGroupRow[] = (await projectGroups.query(db, scope.workspaceId).whereIn("project_id", projectIds).orderBy("id")).map((raw: Record<string, unknown>) => projectGroups.read(raw));
     if (links.length === 0) return [];
-    const answer = await identity.resolveGroups({ workspaceId: scope.workspaceId, groupIds: [...new Set(links.map((l) => BigInt(l.group_id)))] });
+    const answer = await identity.resolveGroups({ workspaceId: scope.workspaceId, groupIds: [...new Set(links.map((l) => l.group_id))] });
     const seen = new Set(direct.map((row) => `${row.project_id}:${row.user_id}`));
     const out: ProjectUser[] = [];
     for (const link of links) {
-      const group = answer.groups.find((g) => Number(g.groupId) === link.group_id);
+      const group = answer.groups.find((g) => g.groupId === link.group_id);
       for (const userId of group?.userIds ?? []) {
         const key = `${link.project_id}:${userId}`;
         if (seen.has(key)) continue;
         seen.add(key);
         out.push(create(ProjectUserSchema, {
           workspaceId: scope.workspaceId,
-          projectId: BigInt(link.project_id),
+          projectId: link.project_id,
           userId,
           manager: false,
-          groupId: BigInt(link.group_id),
-          gid: BigInt(link.group_id),
+          groupId: link.group_id,
+          gid: link.group_id,
           at: timestampFromDate(link.at),
         }));
       }
@@ -82,11 +82,11 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
         const wanted = queryIds(req.projectIds, "project_ids", MAX_LIST_PROJECTS);
         const userId = queryUserId(req.userId);
         // The live projects the caller may see, narrowed as the query asks.
-        const visible = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at"), scope.viewer);
-        if (wanted.length > 0) visible.whereIn("id", wanted);
-        if (userId !== undefined) visible.whereIn("id", projectsOfUsers(db, scope.workspace, [userId]));
+        const visible = visibleTo(db, projects.query(db, scope.workspaceId).whereNull("server_deleted_at"), scope.viewer);
+        if (wanted.length > 0) visible.whereIn("id", wanted.map(idBinding));
+        if (userId !== undefined) visible.whereIn("id", projectsOfUsers(db, scope.workspaceId, [userId]));
         const ids = () => visible.clone().clearSelect().select("id");
-        const rows: ProjectUserRow[] = (await projectUsers.query(db, scope.workspace).whereIn("project_id", ids()).orderBy("project_id").orderBy("id")).map((raw: Record<string, unknown>) =>
+        const rows: ProjectUserRow[] = (await projectUsers.query(db, scope.workspaceId).whereIn("project_id", ids()).orderBy("project_id").orderBy("id")).map((raw: Record<string, unknown>) =>
           projectUsers.read(raw),
         );
         const show = visibleRates(scope);
@@ -99,16 +99,16 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
         const scope = trackingScope(ctx);
         const changes: ProjectUserChanges = { manager: req.manager ?? false, rate: req.rate, labour_cost: req.labourCost === undefined ? undefined : Number(req.labourCost) };
         checkPremiumRates(scope, changes, req.rateChangeMode);
-        const project = await projects.getLive(db, scope.workspace, req.projectId);
+        const project = await projects.getLive(db, scope.workspaceId, req.projectId);
         if (!project) throw invalidProject();
         await checkMayManage(db, scope, project.id);
-        const userId = storageId(req.userId);
+        const userId = rowId(req.userId);
         if (userId === undefined || !(await activeMembers(scope)).has(userId)) throw invalidUser();
-        if (changes.labour_cost === undefined && req.useLastLabourCost) changes.labour_cost = await lastLabourCost(db, scope.workspace, userId);
+        if (changes.labour_cost === undefined && req.useLastLabourCost) changes.labour_cost = await lastLabourCost(db, scope.workspaceId, userId);
         const now = clock.now();
         const row = await storage.change(async (trx, emit) => {
           const created = await projectUsers.insert(trx, {
-            workspace_id: scope.workspace,
+            workspace_id: scope.workspaceId,
             project_id: project.id,
             user_id: userId,
             manager: false,
@@ -136,8 +136,8 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
 
       async deleteProjectUser(req, ctx) {
         const scope = trackingScope(ctx);
-        await changeRow(storage, projectUsers, { scope: scope.workspace, id: req.projectUserId, missing: projectUserNotFound }, async (existing, trx, emit) => {
-          if (!(await projects.getLive(trx, scope.workspace, BigInt(existing.project_id)))) throw invalidProject();
+        await changeRow(storage, projectUsers, { scope: scope.workspaceId, id: req.projectUserId, missing: projectUserNotFound }, async (existing, trx, emit) => {
+          if (!(await projects.getLive(trx, scope.workspaceId, existing.project_id))) throw invalidProject();
           await checkMayManage(trx, scope, existing.project_id);
           await projectUsers.delete(trx, existing);
           await emit(projectUserEvent("deleted", existing, scope));
@@ -152,15 +152,15 @@ export function projectUserHandlers({ storage, clock, identity }: ResourceKit) {
         const changes = patchChanges(operations);
         checkPremiumRates(scope, changes, "");
         const result = await applyEach(ids, async (id) => {
-          await changeProjectUser(scope, BigInt(id), changes, "");
+          await changeProjectUser(scope, id, changes, "");
         });
-        return { failure: result.failure.map((f) => ({ id: BigInt(f.id), message: f.message })), success: result.success.map(BigInt) };
+        return result;
       },
     });
 }
 
 /** The labour cost the user has most recently been given on a project of the workspace (`use_last_labour_cost`). */
-async function lastLabourCost(db: Knex, workspace: number, userId: number): Promise<number | undefined> {
-  const raw = await projectUsers.query(db, workspace).where("user_id", userId).whereNotNull("labour_cost").orderBy("labour_cost_last_updated", "desc").orderBy("id", "desc").first();
+async function lastLabourCost(db: Knex, workspace: bigint, userId: bigint): Promise<number | undefined> {
+  const raw = await projectUsers.query(db, workspace).where("user_id", idBinding(userId)).whereNotNull("labour_cost").orderBy("labour_cost_last_updated", "desc").orderBy("id", "desc").first();
   return raw ? projectUsers.read(raw).labour_cost ?? undefined : undefined;
 }

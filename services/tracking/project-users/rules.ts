@@ -14,23 +14,23 @@ export const MAX_PATCH_PROJECT_USERS = 100;
  * A comma-separated list of ids of a query (`project_ids`): each a positive integer; at most
  * `max` ("<name> cannot exceed <max> elements"), anything else "Invalid <name>".
  */
-export function queryIds(raw: string, name: string, max: number): number[] {
+export function queryIds(raw: string, name: string, max: number): bigint[] {
   const parts = raw.split(",").map((p) => p.trim()).filter((p) => p !== "");
   if (parts.length > max) throw tooManyIds(name, max);
   return [...new Set(parts.map((p) => {
     const id = Number(p);
     if (!/^\d{1,16}$/.test(p) || id < 1 || !Number.isSafeInteger(id)) throw invalidValue(name);
-    return id;
+    return BigInt(p);
   }))];
 }
 
 /** The list's `user_id`: empty (every user) or one positive id. */
-export function queryUserId(raw: string): number | undefined {
+export function queryUserId(raw: string): bigint | undefined {
   const text = raw.trim();
   if (text === "") return undefined;
   const id = Number(text);
   if (!/^\d{1,16}$/.test(text) || id < 1 || !Number.isSafeInteger(id)) throw invalidUser();
-  return id;
+  return BigInt(text);
 }
 
 /** What a POST, PUT or PATCH asks to change on a project user. */

@@ -1,10 +1,10 @@
 import { ScopedTable } from "../../../lib/scoped-table.js";
 
 export interface ProjectUserRow {
-  id: number;
-  workspace_id: number;
-  project_id: number;
-  user_id: number;
+  id: bigint;
+  workspace_id: bigint;
+  project_id: bigint;
+  user_id: bigint;
   manager: boolean;
   /** The user's hourly rate on the project; null: the workspace's or user's rate applies. */
   rate: number | null;

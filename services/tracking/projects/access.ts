@@ -2,6 +2,7 @@ import type { Client } from "@connectrpc/connect";
 import type { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import type { Knex } from "../../../lib/db.js";
 import { noAccess } from "../../../lib/errors.js";
+import { idBinding } from "../../../lib/ids.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
 import { projectGroups } from "../project-groups/store.js";
 import { projectUsers } from "../project-users/store.js";
@@ -12,32 +13,32 @@ import { projects, type ProjectRow } from "./store.js";
  * and the private ones they are a project user of, directly or through a group of the project.
  */
 export interface Viewer {
-  workspace: number;
-  userId: number;
+  workspace: bigint;
+  userId: bigint;
   admin: boolean;
   /** The viewer's groups that some project of the workspace has (empty for admins). */
-  groupIds: number[];
+  groupIds: bigint[];
 }
 
 /** The viewer of a scope; the groups are asked of accounts only when the workspace assigns groups to projects. */
 export async function viewerOf(db: Knex, identity: Client<typeof IdentityService>, scope: WorkspaceScope): Promise<Viewer> {
-  const viewer = { workspace: scope.workspace, userId: scope.user, admin: scope.admin, groupIds: [] as number[] };
+  const viewer = { workspace: scope.workspaceId, userId: scope.userId, admin: scope.admin, groupIds: [] as bigint[] };
   if (scope.admin) return viewer;
-  const assigned = await projectGroups.query(db, scope.workspace).first("id");
+  const assigned = await projectGroups.query(db, scope.workspaceId).first("id");
   if (!assigned) return viewer;
   const answer = await identity.resolveGroups({ workspaceId: scope.workspaceId });
-  viewer.groupIds = answer.groups.filter((g) => g.userIds.includes(scope.userId)).map((g) => Number(g.groupId));
+  viewer.groupIds = answer.groups.filter((g) => g.userIds.includes(scope.userId)).map((g) => g.groupId);
   return viewer;
 }
 
 /** The ids of the projects the user is a project user of, as a subquery. */
-export function projectsOfUsers(db: Knex, workspace: number, userIds: number[]): Knex.QueryBuilder {
-  return projectUsers.query(db, workspace).whereIn("user_id", userIds).select("project_id");
+export function projectsOfUsers(db: Knex, workspace: bigint, userIds: bigint[]): Knex.QueryBuilder {
+  return projectUsers.query(db, workspace).whereIn("user_id", userIds.map(idBinding)).select("project_id");
 }
 
 /** The ids of the projects the groups are assigned to, as a subquery. */
-export function projectsOfGroups(db: Knex, workspace: number, groupIds: number[]): Knex.QueryBuilder {
-  return projectGroups.query(db, workspace).whereIn("group_id", groupIds).select("project_id");
+export function projectsOfGroups(db: Knex, workspace: bigint, groupIds: bigint[]): Knex.QueryBuilder {
+  return projectGroups.query(db, workspace).whereIn("group_id", groupIds.map(idBinding)).select("project_id");
 }
 
 /** Narrows a query of the workspace's projects to what the viewer may see. */
@@ -52,12 +53,12 @@ export function visibleTo(db: Knex, q: Knex.QueryBuilder, viewer: Viewer, alias 
 /** Whether the viewer may see the project (a public one is seen by every member). */
 export async function canSee(db: Knex, viewer: Viewer, row: ProjectRow): Promise<boolean> {
   if (!row.is_private || viewer.admin) return true;
-  const q = visibleTo(db, projects.query(db, viewer.workspace).andWhere("id", row.id), viewer);
+  const q = visibleTo(db, projects.query(db, viewer.workspace).andWhere("id", idBinding(row.id)), viewer);
   return (await q.first("id")) !== undefined;
 }
 
 /** Whether the user manages the project (a project user with `manager`). */
-export async function isManager(db: Knex, workspace: number, projectId: number, userId: number): Promise<boolean> {
+export async function isManager(db: Knex, workspace: bigint, projectId: bigint, userId: bigint): Promise<boolean> {
   return (await projectUsers.query(db, workspace).where({ project_id: projectId, user_id: userId, manager: true }).first("id")) !== undefined;
 }
 
@@ -65,7 +66,7 @@ export async function isManager(db: Knex, workspace: number, projectId: number, 
  * Who changes a project, its tasks and its members (users and groups): workspace admins and the
  * project's managers; anyone else is 403.
  */
-export async function checkMayManage(db: Knex, scope: WorkspaceScope, projectId: number): Promise<void> {
+export async function checkMayManage(db: Knex, scope: WorkspaceScope, projectId: bigint): Promise<void> {
   if (scope.admin) return;
-  if (!(await isManager(db, scope.workspace, projectId, scope.user))) throw noAccess();
+  if (!(await isManager(db, scope.workspaceId, projectId, scope.userId))) throw noAccess();
 }

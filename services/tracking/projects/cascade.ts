@@ -1,4 +1,5 @@
 import type { Knex } from "../../../lib/db.js";
+import { idBinding } from "../../../lib/ids.js";
 import type { Emit } from "../../../lib/storage.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
 import { projectNotOfClient } from "../errors.js";
@@ -14,22 +15,22 @@ export async function setClientProjectsActive(
   trx: Knex.Transaction,
   emit: Emit,
   scope: WorkspaceScope,
-  clientId: number,
+  clientId: bigint,
   active: boolean,
-  which: "all" | number[],
+  which: "all" | bigint[],
   now: Date,
-): Promise<number[]> {
-  const q = projects.query(trx, scope.workspace).whereNull("server_deleted_at").orderBy("id").forUpdate();
+): Promise<bigint[]> {
+  const q = projects.query(trx, scope.workspaceId).whereNull("server_deleted_at").orderBy("id").forUpdate();
   if (which === "all") q.andWhere({ client_id: clientId, active: !active });
   else if (which.length === 0) return [];
-  else q.whereIn("id", which);
+  else q.whereIn("id", which.map(idBinding));
   const rows: ProjectRow[] = (await q).map((raw: Record<string, unknown>) => projects.read(raw));
   if (which !== "all") {
     for (const id of which) {
       if (!rows.some((r) => r.id === id && r.client_id === clientId)) throw projectNotOfClient(id, clientId);
     }
   }
-  const changed: number[] = [];
+  const changed: bigint[] = [];
   for (const row of rows) {
     if (row.active === active) continue;
     const updated = await projects.update(trx, row, { active, at: now });
@@ -40,8 +41,8 @@ export async function setClientProjectsActive(
 }
 
 /** What deleting a client does to its projects: they stay, without client (each with its `project updated` event). */
-export async function detachClientProjects(trx: Knex.Transaction, emit: Emit, scope: WorkspaceScope, clientId: number, now: Date): Promise<void> {
-  const rows: ProjectRow[] = (await projects.query(trx, scope.workspace).where("client_id", clientId).orderBy("id").forUpdate()).map((raw: Record<string, unknown>) => projects.read(raw));
+export async function detachClientProjects(trx: Knex.Transaction, emit: Emit, scope: WorkspaceScope, clientId: bigint, now: Date): Promise<void> {
+  const rows: ProjectRow[] = (await projects.query(trx, scope.workspaceId).where("client_id", idBinding(clientId)).orderBy("id").forUpdate()).map((raw: Record<string, unknown>) => projects.read(raw));
   for (const row of rows) {
     const updated = await projects.update(trx, row, { client_id: null, at: now });
     await emit(await projectEvent(trx, "updated", updated, scope, now));

@@ -1,6 +1,7 @@
 import { ProjectInputSchema, type ProjectInput } from "../../../gen/tracking/v1/projects_pb.js";
 import { checkDeclaredLength } from "../../../lib/field-limits.js";
 import type { Knex } from "../../../lib/db.js";
+import { idBinding, readId } from "../../../lib/ids.js";
 import type { Emit } from "../../../lib/storage.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
 import { clientEvent } from "../clients/view.js";
@@ -31,21 +32,21 @@ export interface ProjectEdit {
 }
 
 /** The client the edit names: by id (which must be in the workspace), or by name (made when missing). */
-async function clientOf(trx: Knex.Transaction, emit: Emit, scope: WorkspaceScope, edit: ProjectEdit, now: Date): Promise<number | null | undefined> {
+async function clientOf(trx: Knex.Transaction, emit: Emit, scope: WorkspaceScope, edit: ProjectEdit, now: Date): Promise<bigint | null | undefined> {
   if (edit.cleared?.has("client_id")) return null;
   const id = edit.input.clientId ?? edit.input.cid;
   if (id !== undefined) {
     if (id === 0n) return null;
-    const client = await clients.get(trx, scope.workspace, id);
+    const client = await clients.get(trx, scope.workspaceId, id);
     if (!client) throw projectClientMissing(id, scope.workspaceId);
     return client.id;
   }
   if (edit.input.clientName === undefined) return undefined;
   checkDeclaredLength(ProjectInputSchema.field.clientName, edit.input.clientName);
   const name = clientName(edit.input.clientName);
-  const existing = await clients.query(trx, scope.workspace).andWhereRaw("LOWER(name) = ?", [name.toLowerCase()]).first("id");
-  if (existing) return Number(existing.id);
-  const created = await clients.insert(trx, { workspace_id: scope.workspace, name, notes: null, archived: false, creator_id: scope.user, created_at: now, at: now });
+  const existing = await clients.query(trx, scope.workspaceId).andWhereRaw("LOWER(name) = ?", [name.toLowerCase()]).first("id");
+  if (existing) return readId(existing.id);
+  const created = await clients.insert(trx, { workspace_id: scope.workspaceId, name, notes: null, archived: false, creator_id: scope.userId, created_at: now, at: now });
   await emit(clientEvent("created", created, scope));
   return created.id;
 }
@@ -121,7 +122,7 @@ export async function projectChanges(
   if (client !== undefined) out.client_id = client;
 
   if (input.templateId !== undefined && input.templateId !== 0n) {
-    const template = await projects.get(trx, scope.workspace, input.templateId);
+    const template = await projects.get(trx, scope.workspaceId, input.templateId);
     if (!template || template.server_deleted_at || !template.template) throw templateInvalid();
     out.template_id = template.id;
   }
@@ -129,10 +130,10 @@ export async function projectChanges(
   const name = out.sort_name ?? existing?.sort_name;
   const clientId = out.client_id !== undefined ? out.client_id : (existing?.client_id ?? null);
   if (name !== undefined && (out.sort_name !== undefined || out.client_id !== undefined)) {
-    const q = projects.query(trx, scope.workspace).andWhere("sort_name", name).whereNull("server_deleted_at");
+    const q = projects.query(trx, scope.workspaceId).andWhere("sort_name", name).whereNull("server_deleted_at");
     if (clientId === null) q.whereNull("client_id");
-    else q.andWhere("client_id", clientId);
-    if (existing) q.andWhereNot("id", existing.id);
+    else q.andWhere("client_id", idBinding(clientId));
+    if (existing) q.andWhereNot("id", idBinding(existing.id));
     // A locking read: on MySQL it also locks the gap where the name would go, so a concurrent
     // create of the same name waits (or deadlocks and is retried) and then sees this one.
     if (await q.forUpdate().first("id")) throw nameTaken();
@@ -142,10 +143,10 @@ export async function projectChanges(
 
 /** A new project's row: the edit's changes over the workspace's defaults (and its template's settings). */
 export async function newProjectRow(trx: Knex.Transaction, scope: WorkspaceScope, changes: Partial<ProjectRow>, now: Date): Promise<Omit<ProjectRow, "id">> {
-  const template = changes.template_id ? await projects.get(trx, scope.workspace, BigInt(changes.template_id)) : undefined;
+  const template = changes.template_id ? await projects.get(trx, scope.workspaceId, changes.template_id) : undefined;
   const name = changes.name!;
   return {
-    workspace_id: scope.workspace,
+    workspace_id: scope.workspaceId,
     client_id: template?.client_id ?? null,
     name,
     sort_name: name.toLowerCase(),
@@ -165,7 +166,7 @@ export async function newProjectRow(trx: Knex.Transaction, scope: WorkspaceScope
     recurring_parameters: null,
     start_date: dayOf(now),
     end_date: null,
-    creator_id: scope.user,
+    creator_id: scope.userId,
     created_at: now,
     at: now,
     server_deleted_at: null,

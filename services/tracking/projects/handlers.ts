@@ -4,6 +4,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { ProjectService } from "../../../gen/tracking/v1/projects_pb.js";
 import { applyEach, parseIdList, parsePatchOperations } from "../../../lib/bulk-patch.js";
 import type { Knex } from "../../../lib/db.js";
+import { compareIds, idBinding, rowId } from "../../../lib/ids.js";
 import { changeRow, type ResourceKit } from "../../../lib/resource-kit.js";
 import type { Emit } from "../../../lib/storage.js";
 import { type TrackingScope, trackingScope, trackingUserScope } from "../scope.js";
@@ -33,7 +34,7 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
    * the accounts service while the row is locked.
    */
   async function changeProject(trx: Knex.Transaction, emit: Emit, scope: TrackingScope, id: bigint, edit: ProjectEdit): Promise<ProjectRow> {
-    const existing = await projects.getForChange(trx, scope.workspace, id);
+    const existing = await projects.getForChange(trx, scope.workspaceId, id);
     if (!existing || existing.server_deleted_at) throw invalidProject();
     if (!(await canSee(trx, scope.viewer, existing))) throw invalidProject();
     await checkMayManage(trx, scope, existing.id);
@@ -45,11 +46,11 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
   }
 
   /** The caller's pins among the rows. */
-  const pinsOf = (q: Knex, scope: TrackingScope, rows: ProjectRow[]) => pinnedAmong(q, scope.workspace, scope.user, rows.map((r) => r.id));
+  const pinsOf = (q: Knex, scope: TrackingScope, rows: ProjectRow[]) => pinnedAmong(q, scope.workspaceId, scope.userId, rows.map((r) => r.id));
 
   /** The live project of the path that the caller sees, or `missing`. */
   async function visibleProject(scope: TrackingScope, id: bigint, missing: () => Error): Promise<ProjectRow> {
-    const row = await projects.getLive(db, scope.workspace, id);
+    const row = await projects.getLive(db, scope.workspaceId, id);
     if (!row || !(await canSee(db, scope.viewer, row))) throw missing();
     return row;
   }
@@ -59,8 +60,8 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
       async listProjects(req, ctx) {
         const scope = trackingScope(ctx);
                 const now = clock.now();
-        const q = filterProjects(db, visibleTo(db, projects.query(db, scope.workspace), scope.viewer), req, scope.viewer, dayOf(now));
-        const rows = await listRows(db, q, scope.workspace);
+        const q = filterProjects(db, visibleTo(db, projects.query(db, scope.workspaceId), scope.viewer), req, scope.viewer, dayOf(now));
+        const rows = await listRows(db, q, scope.workspaceId);
         return { projects: await projectMessages(db, rows, now, await pinsOf(db, scope, rows)) };
       },
 
@@ -74,9 +75,9 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
           // The creator manages the project (and so sees it when it is private).
           await emit(await projectEvent(trx, "created", created, scope, now));
           const manager = await projectUsers.insert(trx, {
-            workspace_id: scope.workspace,
+            workspace_id: scope.workspaceId,
             project_id: created.id,
-            user_id: scope.user,
+            user_id: scope.userId,
             manager: true,
             rate: null,
             labour_cost: null,
@@ -92,7 +93,7 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
 
       async getProject(req, ctx) {
         const scope = trackingScope(ctx);
-        const row = await projects.getLive(db, scope.workspace, req.projectId);
+        const row = await projects.getLive(db, scope.workspaceId, req.projectId);
         if (!row || !(await canSee(db, scope.viewer, row))) throw invalidProject();
         return { project: (await projectMessages(db, [row], clock.now(), await pinsOf(db, scope, [row])))[0] };
       },
@@ -107,13 +108,13 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
         const scope = trackingScope(ctx);
         const mode = deletionMode(req.teDeletionMode);
         const now = clock.now();
-                await changeRow(storage, projects, { scope: scope.workspace, id: req.projectId, missing: invalidProject }, async (existing, trx, emit) => {
+                await changeRow(storage, projects, { scope: scope.workspaceId, id: req.projectId, missing: invalidProject }, async (existing, trx, emit) => {
           if (existing.server_deleted_at || !(await canSee(trx, scope.viewer, existing))) throw invalidProject();
           await checkMayManage(trx, scope, existing.id);
-          await detachProjectEntries(trx, scope.workspace, existing.id, mode, now, emit);
+          await detachProjectEntries(trx, scope.workspaceId, existing.id, mode, now, emit);
           // The project's tasks go with it.
           const gone: TaskRow[] = [];
-          for (const raw of await tasks.query(trx, scope.workspace).where("project_id", existing.id).whereNull("server_deleted_at").forUpdate()) {
+          for (const raw of await tasks.query(trx, scope.workspaceId).where("project_id", idBinding(existing.id)).whereNull("server_deleted_at").forUpdate()) {
             gone.push(await tasks.update(trx, tasks.read(raw), { server_deleted_at: now, at: now }));
           }
           for (const event of await taskEvents(trx, "deleted", gone, scope)) await emit(event);
@@ -131,22 +132,22 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
         const ids = parseIdList(req.projectIds, { max: MAX_PATCH_PROJECTS, invalid: INVALID_PROJECT_IDS });
         const operations = parsePatchOperations(req.operations ? toJson(ValueSchema, req.operations) : undefined, PROJECT_PATCH_PATHS);
         const edit = editOfPatch(operations);
-                const result = await applyEach(ids, (id) => storage.change(async (trx, emit) => void (await changeProject(trx, emit, scope, BigInt(id), edit))));
-        return { success: result.success.map(BigInt), failure: result.failure.map((f) => ({ id: BigInt(f.id), message: f.message })) };
+                const result = await applyEach(ids, (id) => storage.change(async (trx, emit) => void (await changeProject(trx, emit, scope, id, edit))));
+        return result;
       },
 
       async getProjectsBillableAmounts(req, ctx) {
         const scope = trackingScope(ctx);
-        const ids = [...new Set(req.projectIds.filter((id) => id > 0n && id <= BigInt(Number.MAX_SAFE_INTEGER)).map(Number))];
+        const ids = [...new Set(req.projectIds.map(rowId).filter((id): id is bigint => id !== undefined))];
         if (ids.length === 0) return { projects: [] };
-        const q = visibleTo(db, projects.query(db, scope.workspace).whereIn("id", ids).whereNull("server_deleted_at"), scope.viewer);
+        const q = visibleTo(db, projects.query(db, scope.workspaceId).whereIn("id", ids.map(idBinding)).whereNull("server_deleted_at"), scope.viewer);
         const rows = (await q.orderBy("sort_name").orderBy("id")).map((raw: Record<string, unknown>) => projects.read(raw));
         return { projects: await projectMessages(db, rows, clock.now(), await pinsOf(db, scope, rows)) };
       },
 
       async listProjectTemplates(req, ctx) {
         const scope = trackingScope(ctx);
-        const q = visibleTo(db, projects.query(db, scope.workspace).where("template", true).whereNull("server_deleted_at"), scope.viewer);
+        const q = visibleTo(db, projects.query(db, scope.workspaceId).where("template", true).whereNull("server_deleted_at"), scope.viewer);
         const rows = (await q.orderBy("sort_name").orderBy("id")).map((raw: Record<string, unknown>) => projects.read(raw));
         return { projects: await projectMessages(db, rows, clock.now(), await pinsOf(db, scope, rows)) };
       },
@@ -167,19 +168,19 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
       async pinProject(req, ctx) {
         const scope = trackingScope(ctx);
         const row = await visibleProject(scope, req.projectId, projectNotAccessible);
-        const userId = scope.user;
+        const userId = scope.userId;
         await storage.change(async (trx) => {
-          const mine = projectPins.query(trx, scope.workspace).where("user_id", userId);
-          const existing = await mine.clone().where("project_id", row.id).forUpdate().first("id");
+          const mine = projectPins.query(trx, scope.workspaceId).where("user_id", idBinding(userId));
+          const existing = await mine.clone().where("project_id", idBinding(row.id)).forUpdate().first("id");
           if (req.pin === false) {
-            if (existing) await projectPins.query(trx, scope.workspace).where("id", existing.id).delete();
+            if (existing) await projectPins.query(trx, scope.workspaceId).where("id", existing.id).delete();
             return;
           }
           if (existing) return;
           const max = scope.premium ? MAX_PINS.paid : MAX_PINS.free;
           const [{ n }] = await mine.clone().count({ n: "*" });
           if (Number(n) >= max) throw scope.premium ? pinLimitPaid(max) : pinLimitFree();
-          await projectPins.insert(trx, { workspace_id: scope.workspace, project_id: row.id, user_id: userId, created_at: clock.now() });
+          await projectPins.insert(trx, { workspace_id: scope.workspaceId, project_id: row.id, user_id: userId, created_at: clock.now() });
         }, { againOnDuplicate: { attempts: 3, giveUp: projectNotAccessible } });
         return {};
       },
@@ -187,7 +188,7 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
       async getProjectStatistics(req, ctx) {
         const scope = trackingScope(ctx);
         const row = await visibleProject(scope, req.projectId, invalidProject);
-        const { earliest, latest } = await earliestAndLatestEntry(db, scope.workspace, row.id);
+        const { earliest, latest } = await earliestAndLatestEntry(db, scope.workspaceId, row.id);
         return { earliestTimeEntry: earliest, latestTimeEntry: latest };
       },
 
@@ -195,18 +196,18 @@ export function projectHandlers({ storage, clock }: ResourceKit) {
         const user = trackingUserScope(ctx);
         const perPage = req.perPage === undefined || req.perPage === 0n ? DEFAULT_MY_PROJECTS_PAGE : Math.min(Number(req.perPage), MAX_MY_PROJECTS_PAGE);
         const since = req.since === undefined ? undefined : new Date(Number(req.since) * 1000);
-        const from = req.startProjectId === undefined ? 0 : Number(req.startProjectId);
+        const from = req.startProjectId ?? 0n;
         const rows: ProjectRow[] = [];
-        const pinned = new Set<number>();
+        const pinned = new Set<bigint>();
         for (const scope of await user.workspaces()) {
-          const q = visibleTo(db, projects.query(db, scope.workspace), scope.viewer).where("id", ">=", from);
+          const q = visibleTo(db, projects.query(db, scope.workspaceId), scope.viewer).where("id", ">=", idBinding(from));
           if (since) q.where("at", ">=", since);
           else q.whereNull("server_deleted_at");
           const found = (await q.orderBy("id").limit(perPage)).map((raw: Record<string, unknown>) => projects.read(raw));
           rows.push(...found);
           for (const id of await pinsOf(db, scope, found)) pinned.add(id);
         }
-        const page = rows.sort((a, b) => a.id - b.id).slice(0, perPage);
+        const page = rows.sort((a, b) => compareIds(a.id, b.id)).slice(0, perPage);
         return { projects: await projectMessages(db, page, clock.now(), pinned) };
       },
     });

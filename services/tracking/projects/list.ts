@@ -1,13 +1,13 @@
 import type { ListProjectsRequest } from "../../../gen/tracking/v1/projects_pb.js";
 import type { Knex } from "../../../lib/db.js";
 import { likePattern } from "../../../lib/scoped-table.js";
-import { storageId } from "../../../lib/ids.js";
+import { idBinding, readId, rowId } from "../../../lib/ids.js";
 import { projectsOfGroups, projectsOfUsers, type Viewer } from "./access.js";
 import { projectPins } from "./pins.js";
 import { projects, type ProjectRow } from "./store.js";
 import { activeFilter, pageOf, sortOf, statusesOf, type ProjectStatus } from "./rules.js";
 
-const ids = (values: bigint[]) => values.map(storageId).filter((id): id is number => id !== undefined);
+const ids = (values: bigint[]) => values.map(rowId).filter((id): id is bigint => id !== undefined);
 
 /** The SQL condition of one derived status (see projectStatus). */
 function whereStatus(w: Knex.QueryBuilder, status: ProjectStatus, today: string): void {
@@ -45,7 +45,7 @@ export function filterProjects(db: Knex, q: Knex.QueryBuilder, req: ListProjects
     const clientIds = ids(req.clientIds);
     const none = req.clientIds.includes(0n);
     q.andWhere((w) => {
-      w.whereIn("client_id", clientIds);
+      w.whereIn("client_id", clientIds.map(idBinding));
       if (none) w.orWhereNull("client_id");
     });
   }
@@ -56,7 +56,7 @@ export function filterProjects(db: Knex, q: Knex.QueryBuilder, req: ListProjects
   const name = req.name.trim();
   if (name) q.andWhereRaw(`sort_name LIKE ? ESCAPE '!'`, [likePattern(name)]);
   // `sort_pinned`: the viewer's pinned projects first, each part in the list's order.
-  if (req.sortPinned) q.orderByRaw("CASE WHEN id IN ? THEN 0 ELSE 1 END", [projectPins.query(db, viewer.workspace).where("user_id", viewer.userId).select("project_id")]);
+  if (req.sortPinned) q.orderByRaw("CASE WHEN id IN ? THEN 0 ELSE 1 END", [projectPins.query(db, viewer.workspace).where("user_id", idBinding(viewer.userId)).select("project_id")]);
   q.orderBy(sort.column, sort.desc ? "desc" : "asc").orderBy("id", sort.desc ? "desc" : "asc");
   return q.offset(page.offset).limit(page.limit);
 }
@@ -65,11 +65,11 @@ export function filterProjects(db: Knex, q: Knex.QueryBuilder, req: ListProjects
  * The rows of a filtered page, in its order: first the page's ids (from an index alone when it
  * holds the filters, so a deep page skips index entries, not rows), then those rows.
  */
-export async function listRows(db: Knex, page: Knex.QueryBuilder, workspace: number): Promise<ProjectRow[]> {
-  const ids: number[] = (await page.clearSelect().select("id")).map((r: { id: unknown }) => Number(r.id));
+export async function listRows(db: Knex, page: Knex.QueryBuilder, workspace: bigint): Promise<ProjectRow[]> {
+  const ids: bigint[] = (await page.clearSelect().select("id")).map((r: { id: unknown }) => readId(r.id));
   if (ids.length === 0) return [];
-  const byId = new Map<number, ProjectRow>();
-  for (const raw of await projects.query(db, workspace).whereIn("id", ids)) {
+  const byId = new Map<bigint, ProjectRow>();
+  for (const raw of await projects.query(db, workspace).whereIn("id", ids.map(idBinding))) {
     const row = projects.read(raw);
     byId.set(row.id, row);
   }

@@ -1,5 +1,6 @@
 import type { Knex } from "../../../lib/db.js";
 import { dbDate } from "../../../lib/db.js";
+import { idBinding } from "../../../lib/ids.js";
 import { timeEntries } from "../time-entries/store.js";
 
 /** `GET /me/projects/paginated`: its page size by default (the reference's) and at most. */
@@ -13,10 +14,10 @@ const rfc3339 = (v: unknown): string | undefined => (v === null || v === undefin
  * The start of the project's first and of its last time entry (`GET .../projects/{id}/statistics`):
  * stopped, non-deleted entries only, as the reference says running ones are not considered.
  */
-export async function earliestAndLatestEntry(db: Knex, workspace: number, projectId: number): Promise<{ earliest?: string; latest?: string }> {
+export async function earliestAndLatestEntry(db: Knex, workspace: bigint, projectId: bigint): Promise<{ earliest?: string; latest?: string }> {
   const row: { earliest: unknown; latest: unknown } | undefined = await timeEntries
     .query(db, workspace)
-    .where("project_id", projectId)
+    .where("project_id", idBinding(projectId))
     .whereNull("server_deleted_at")
     .where("duration", ">=", 0)
     .first(db.raw("min(start) as earliest"), db.raw("max(start) as latest"));

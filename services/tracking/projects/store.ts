@@ -9,9 +9,9 @@ export interface RecurringParameters {
 }
 
 export interface ProjectRow {
-  id: number;
-  workspace_id: number;
-  client_id: number | null;
+  id: bigint;
+  workspace_id: bigint;
+  client_id: bigint | null;
   name: string;
   /** `name` lower-cased (the list's order). */
   sort_name: string;
@@ -21,7 +21,7 @@ export interface ProjectRow {
   color: string;
   billable: boolean | null;
   template: boolean;
-  template_id: number | null;
+  template_id: bigint | null;
   auto_estimates: boolean | null;
   estimated_seconds: number | null;
   currency: string | null;
@@ -34,7 +34,7 @@ export interface ProjectRow {
   start_date: string;
   /** YYYY-MM-DD or null (no end). */
   end_date: string | null;
-  creator_id: number;
+  creator_id: bigint;
   created_at: Date;
   at: Date;
   /** Set when the project is deleted: the row stays so that `since` lists can answer it. */

@@ -18,11 +18,11 @@ export function projectMessage(row: ProjectRow, actual: number | undefined, toda
   // A literal of every field (pages of up to 200 projects are answered): what create() would make.
   return {
     $typeName: "tracking.v1.Project",
-    id: BigInt(row.id),
-    workspaceId: BigInt(row.workspace_id),
-    wid: BigInt(row.workspace_id),
-    clientId: big(row.client_id),
-    cid: big(row.client_id),
+    id: row.id,
+    workspaceId: row.workspace_id,
+    wid: row.workspace_id,
+    clientId: row.client_id ?? undefined,
+    cid: row.client_id ?? undefined,
     name: row.name,
     isPrivate: row.is_private,
     active: row.active,
@@ -39,7 +39,7 @@ export function projectMessage(row: ProjectRow, actual: number | undefined, toda
     rateLastUpdated: row.rate_last_updated ? timestampOf(row.rate_last_updated) : undefined,
     currency: row.currency ?? undefined,
     recurring: row.recurring,
-    templateId: big(row.template_id),
+    templateId: row.template_id ?? undefined,
     recurringParameters: recurring
       ? [
           create(RecurringProjectParametersSchema, {
@@ -69,14 +69,14 @@ export function projectMessage(row: ProjectRow, actual: number | undefined, toda
  * The projects as answered, their tracked time read in one query per workspace; `pinned` holds the
  * ids the caller pinned (none when left out: events and lists that answer no one's pins).
  */
-export async function projectMessages(db: Knex, rows: ProjectRow[], now: Date, pinned?: ReadonlySet<number>): Promise<Project[]> {
-  const byWorkspace = new Map<number, number[]>();
+export async function projectMessages(db: Knex, rows: ProjectRow[], now: Date, pinned?: ReadonlySet<bigint>): Promise<Project[]> {
+  const byWorkspace = new Map<bigint, bigint[]>();
   for (const row of rows) {
     const ids = byWorkspace.get(row.workspace_id);
     if (ids) ids.push(row.id);
     else byWorkspace.set(row.workspace_id, [row.id]);
   }
-  const actual = new Map<number, number>();
+  const actual = new Map<bigint, number>();
   for (const [workspace, ids] of byWorkspace) for (const [id, seconds] of await actualSeconds(db, workspace, ids)) actual.set(id, seconds);
   const today = dayOf(now);
   return rows.map((row) => projectMessage(row, actual.get(row.id), today, pinned?.has(row.id) ?? false));

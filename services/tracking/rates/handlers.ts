@@ -29,17 +29,17 @@ export function rateHandlers({ storage, clock, workspaceRates }: TrackingKit) {
     const missing = level === "task" ? rateTaskMissing : rateEntityInvalid;
     let entity: RateEntity | undefined;
     if (level === "project") {
-      const project = await projects.getLive(q, scope.workspace, id);
+      const project = await projects.getLive(q, scope.workspaceId, id);
       if (project) entity = { level, id: project.id, projectId: project.id, projectUserId: null, taskId: null };
     } else if (level === "project_user") {
-      const pu = await projectUsers.get(q, scope.workspace, id);
+      const pu = await projectUsers.get(q, scope.workspaceId, id);
       if (pu) entity = { level, id: pu.id, projectId: pu.project_id, projectUserId: pu.id, taskId: null };
     } else {
-      const task = await tasks.getLive(q, scope.workspace, id);
+      const task = await tasks.getLive(q, scope.workspaceId, id);
       if (task) entity = { level, id: task.id, projectId: task.project_id, projectUserId: null, taskId: task.id };
     }
     if (!entity) throw missing();
-    const project = await projects.getLive(q, scope.workspace, BigInt(entity.projectId));
+    const project = await projects.getLive(q, scope.workspaceId, entity.projectId);
     if (!project || !(await canSee(q, scope.viewer, project))) throw missing();
     return entity;
   }
@@ -48,7 +48,7 @@ export function rateHandlers({ storage, clock, workspaceRates }: TrackingKit) {
   async function checkAccess(q: Knex, scope: TrackingScope, entity: RateEntity, type: RateType, change: boolean): Promise<void> {
     if (scope.admin) return;
     if (type === "billable_rates") {
-      if (change && (await isManager(q, scope.workspace, entity.projectId, scope.user))) return;
+      if (change && (await isManager(q, scope.workspaceId, entity.projectId, scope.userId))) return;
       if (!change && !scope.rules.onlyAdminsSeeBillableRates) return;
     }
     throw rateAccessDenied();
@@ -75,8 +75,8 @@ export function rateHandlers({ storage, clock, workspaceRates }: TrackingKit) {
           const entity = await entityOf(trx, scope, level, req.levelId!);
           await checkAccess(trx, scope, entity, type, true);
           const now = clock.now();
-          const rate = { workspace_id: scope.workspace, level, level_id: entity.id, project_id: entity.projectId, project_user_id: entity.projectUserId, task_id: entity.taskId };
-          await rateHistory.add(trx, { ...rate, type, amount, rate_change_mode: mode, creator_id: scope.user }, start, now);
+          const rate = { workspace_id: scope.workspaceId, level, level_id: entity.id, project_id: entity.projectId, project_user_id: entity.projectUserId, task_id: entity.taskId };
+          await rateHistory.add(trx, { ...rate, type, amount, rate_change_mode: mode, creator_id: scope.userId }, start, now);
           await applyCurrentRate(trx, emit, scope, entity, type, now);
         });
         return {};
@@ -92,7 +92,7 @@ export function rateHandlers({ storage, clock, workspaceRates }: TrackingKit) {
         }
         const entity = await entityOf(db, scope, level, req.levelId);
         await checkAccess(db, scope, entity, type, false);
-        return { rates: (await rateHistory.all(db, rateKey(scope.workspace, entity, type))).map(rateMessage) };
+        return { rates: (await rateHistory.all(db, rateKey(scope.workspaceId, entity, type))).map(rateMessage) };
       },
     });
 }

@@ -17,7 +17,7 @@ export class RateScheduler extends RateHistoryScheduler<RateRow> {
 
   /** The rate's creator is the change's actor. */
   protected apply(trx: Knex.Transaction, emit: Emit, rate: RateRow, now: Date): Promise<void> {
-    const actor = { workspace: rate.workspace_id, workspaceId: BigInt(rate.workspace_id), userId: BigInt(rate.creator_id) };
+    const actor = { workspace: rate.workspace_id, workspaceId: rate.workspace_id, userId: rate.creator_id };
     return applyCurrentRate(trx, emit, actor, entityOfRate(rate), rate.type, now);
   }
 }

@@ -7,9 +7,9 @@ export type { RateType };
 
 export interface RateRow extends RateHistoryRow {
   level: RateLevel;
-  project_id: number | null;
-  project_user_id: number | null;
-  task_id: number | null;
+  project_id: bigint | null;
+  project_user_id: bigint | null;
+  task_id: bigint | null;
 }
 
 /** A workspace's rates, by start. */

@@ -16,10 +16,10 @@ export function reminderHandlers({ storage, clock, identity }: ResourceKit) {
     const workspaceId = scope.workspaceId;
     const [members, groups] = await Promise.all([
       settings.userIds.length ? identity.listWorkspaceMembers({ workspaceId }) : undefined,
-      settings.groupIds.length ? identity.resolveGroups({ workspaceId, groupIds: settings.groupIds.map(BigInt) }) : undefined,
+      settings.groupIds.length ? identity.resolveGroups({ workspaceId, groupIds: settings.groupIds }) : undefined,
     ]);
-    if (members) checkMembers(settings.userIds, new Set(members.members.map((m) => Number(m.userId))));
-    if (groups) checkGroups(settings.groupIds, new Set(groups.groups.filter((g) => g.workspaceIds.includes(workspaceId)).map((g) => Number(g.groupId))));
+    if (members) checkMembers(settings.userIds, new Set(members.members.map((m) => m.userId)));
+    if (groups) checkGroups(settings.groupIds, new Set(groups.groups.filter((g) => g.workspaceIds.includes(workspaceId)).map((g) => g.groupId)));
     return settings;
   }
 
@@ -27,7 +27,7 @@ export function reminderHandlers({ storage, clock, identity }: ResourceKit) {
     router.service(TrackReminderService, {
       async listTrackReminders(req, ctx) {
         const scope = trackingScope(ctx);
-        const rows = await reminders.list(db, scope.workspace);
+        const rows = await reminders.list(db, scope.workspaceId);
         return { trackReminders: rows.map(reminderMessage) };
       },
 
@@ -37,12 +37,12 @@ export function reminderHandlers({ storage, clock, identity }: ResourceKit) {
         const now = clock.now();
         const row = await storage.change((trx) =>
           reminders.insert(trx, {
-            workspace_id: scope.workspace,
+            workspace_id: scope.workspaceId,
             frequency: settings.frequency,
             threshold: settings.threshold,
             user_ids: settings.userIds,
             group_ids: settings.groupIds,
-            creator_id: scope.user,
+            creator_id: scope.userId,
             created_at: now,
             at: now,
           }),
@@ -52,18 +52,18 @@ export function reminderHandlers({ storage, clock, identity }: ResourceKit) {
 
       async updateTrackReminder(req, ctx) {
         const scope = trackingScope(ctx);
-        if (!(await reminders.get(db, scope.workspace, req.reminderId))) throw reminderNotFound();
+        if (!(await reminders.get(db, scope.workspaceId, req.reminderId))) throw reminderNotFound();
         const settings = await validSettings(scope, req.settings ?? {});
         const changes: Partial<ReminderRow> = { frequency: settings.frequency, threshold: settings.threshold, user_ids: settings.userIds, group_ids: settings.groupIds, at: clock.now() };
-        const row = await changeRow(storage, reminders, { scope: scope.workspace, id: req.reminderId, missing: reminderNotFound }, (existing, trx) => reminders.update(trx, existing, changes));
+        const row = await changeRow(storage, reminders, { scope: scope.workspaceId, id: req.reminderId, missing: reminderNotFound }, (existing, trx) => reminders.update(trx, existing, changes));
         return { trackReminder: reminderMessage(row) };
       },
 
       async deleteTrackReminder(req, ctx) {
         const scope = trackingScope(ctx);
-        await changeRow(storage, reminders, { scope: scope.workspace, id: req.reminderId, missing: reminderNotFound }, async (existing, trx) => {
+        await changeRow(storage, reminders, { scope: scope.workspaceId, id: req.reminderId, missing: reminderNotFound }, async (existing, trx) => {
           await reminders.delete(trx, existing);
-          await reminderChecks.query(trx, scope.workspace).where({ reminder_id: existing.id }).delete();
+          await reminderChecks.query(trx, scope.workspaceId).where({ reminder_id: existing.id }).delete();
         });
         return {};
       },

@@ -1,6 +1,6 @@
 import type { TrackReminderSettings } from "../../../gen/tracking/v1/reminders_pb.js";
 import { frequencyInvalid, frequencyMissing, invalidValue, notInWorkspace, recipientsMissing, thresholdInvalid, thresholdMissing } from "../errors.js";
-import { storageId } from "../../../lib/ids.js";
+import { rowId } from "../../../lib/ids.js";
 
 /** A reminder's settings as a request gives them (POST and PUT take the same body); no body is none. */
 export type ReminderInput = Partial<Pick<TrackReminderSettings, "frequency" | "threshold" | "userIds" | "groupIds">>;
@@ -8,17 +8,17 @@ export type ReminderInput = Partial<Pick<TrackReminderSettings, "frequency" | "t
 export interface ReminderSettings {
   frequency: 1 | 7;
   threshold: number;
-  userIds: number[];
-  groupIds: number[];
+  userIds: bigint[];
+  groupIds: bigint[];
 }
 
 const HOURS_PER_DAY = 24;
 
 /** Ids once each, in the order given; an id no row can have is the field's 400. */
-function distinctIds(ids: bigint[], field: string): number[] {
-  const out: number[] = [];
+function distinctIds(ids: bigint[], field: string): bigint[] {
+  const out: bigint[] = [];
   for (const id of ids) {
-    const n = storageId(id);
+    const n = rowId(id);
     if (n === undefined) throw invalidValue(field);
     if (!out.includes(n)) out.push(n);
   }
@@ -44,13 +44,13 @@ export function reminderSettings(input: ReminderInput): ReminderSettings {
 }
 
 /** The named users that are no members of the workspace: a reminder names members only. */
-export function checkMembers(userIds: number[], memberIds: ReadonlySet<number>): void {
+export function checkMembers(userIds: bigint[], memberIds: ReadonlySet<bigint>): void {
   const strangers = userIds.filter((id) => !memberIds.has(id));
   if (strangers.length) throw notInWorkspace("user_ids", strangers);
 }
 
 /** The named groups that are not assigned to the workspace. */
-export function checkGroups(groupIds: number[], workspaceGroupIds: ReadonlySet<number>): void {
+export function checkGroups(groupIds: bigint[], workspaceGroupIds: ReadonlySet<bigint>): void {
   const unknown = groupIds.filter((id) => !workspaceGroupIds.has(id));
   if (unknown.length) throw notInWorkspace("group_ids", unknown);
 }

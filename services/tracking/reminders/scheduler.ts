@@ -3,6 +3,7 @@ import type { IdentityService, WorkspaceMember } from "../../../gen/accounts/v1/
 import { LeasedWork } from "../../../lib/background.js";
 import type { Clock } from "../../../lib/clock.js";
 import { isUniqueViolation } from "../../../lib/db.js";
+import { idBinding } from "../../../lib/ids.js";
 import type { Logger } from "../../../lib/logger.js";
 import type { OutgoingMail } from "../../../lib/mailer.js";
 import type { ServiceStorage } from "../../../lib/storage.js";
@@ -10,7 +11,7 @@ import { timeEntries, type TimeEntryRow } from "../time-entries/store.js";
 import { hoursAndMinutes, knownZone, lastEndedPeriod, trackedSeconds, type Period } from "./rules.js";
 import { reminderChecks, reminders, type ReminderRow } from "./store.js";
 
-const checkKey = (userId: number, periodStart: Date) => `${userId}:${periodStart.getTime()}`;
+const checkKey = (userId: bigint, periodStart: Date) => `${userId}:${periodStart.getTime()}`;
 
 /** The row of `outbox_lease` that says which replica runs the reminders. */
 const LEASE = "track_reminders";
@@ -66,7 +67,7 @@ export class ReminderScheduler extends LeasedWork {
   private async settle(reminder: ReminderRow, now: Date): Promise<void> {
     // Each member's latest ended period in its own zone; one that ended before the reminder was made is not the reminder's.
     const due = (await this.targets(reminder))
-      .map((member) => ({ member, userId: Number(member.userId), period: lastEndedPeriod(reminder.frequency, now, member.timezone, member.beginningOfWeek) }))
+      .map((member) => ({ member, userId: member.userId, period: lastEndedPeriod(reminder.frequency, now, member.timezone, member.beginningOfWeek) }))
       .filter(({ period }) => period.end > reminder.created_at);
     if (due.length === 0) return;
     const { db } = this.storage;
@@ -74,7 +75,10 @@ export class ReminderScheduler extends LeasedWork {
     const until = new Date(Math.max(...due.map((d) => d.period.end.getTime())));
     const settled = new Set(
       (await reminderChecks.query(db, reminder.workspace_id).where({ reminder_id: reminder.id }).where("period_start", ">=", since).select("user_id", "period_start")).map(
-        (raw: Record<string, unknown>) => checkKey(Number(raw.user_id), reminderChecks.read(raw).period_start),
+        (raw: Record<string, unknown>) => {
+          const check = reminderChecks.read(raw);
+          return checkKey(check.user_id, check.period_start);
+        },
       ),
     );
     const pending = due.filter((d) => !settled.has(checkKey(d.userId, d.period.start)));
@@ -82,7 +86,7 @@ export class ReminderScheduler extends LeasedWork {
     const spans: TimeEntryRow[] = (
       await timeEntries
         .query(db, reminder.workspace_id)
-        .whereIn("user_id", pending.map((d) => d.userId))
+        .whereIn("user_id", pending.map((d) => idBinding(d.userId)))
         .whereNull("server_deleted_at")
         .where("start", "<", until)
         .andWhere((q) => q.whereNull("stop").orWhere("stop", ">", since))
@@ -105,13 +109,13 @@ export class ReminderScheduler extends LeasedWork {
 
   /** The reminder's active members: named ones and those of its groups that are assigned to the workspace. */
   private async targets(reminder: ReminderRow): Promise<WorkspaceMember[]> {
-    const workspaceId = BigInt(reminder.workspace_id);
+    const workspaceId = reminder.workspace_id;
     const [{ members }, { groups }] = await Promise.all([
       this.identity.listWorkspaceMembers({ workspaceId }),
-      reminder.group_ids.length ? this.identity.resolveGroups({ workspaceId, groupIds: reminder.group_ids.map(BigInt) }) : { groups: [] },
+      reminder.group_ids.length ? this.identity.resolveGroups({ workspaceId, groupIds: reminder.group_ids }) : { groups: [] },
     ]);
     const wanted = new Set(reminder.user_ids);
-    for (const g of groups) if (g.workspaceIds.includes(workspaceId)) for (const u of g.userIds) wanted.add(Number(u));
-    return members.filter((m) => m.active && wanted.has(Number(m.userId)));
+    for (const g of groups) if (g.workspaceIds.includes(workspaceId)) for (const u of g.userIds) wanted.add(u);
+    return members.filter((m) => m.active && wanted.has(m.userId));
   }
 }

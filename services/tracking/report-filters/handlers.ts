@@ -16,7 +16,7 @@ import {
   type ReportUserFilter,
 } from "../../../gen/tracking/v1/report_filters_pb.js";
 import type { Knex } from "../../../lib/db.js";
-import { storageId } from "../../../lib/ids.js";
+import { compareIds, idBinding, rowId } from "../../../lib/ids.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
 import { summaryProjectIdInvalid, summaryProjectNotAccessible } from "../errors.js";
 import { clientMessage } from "../clients/view.js";
@@ -48,8 +48,8 @@ import {
 import { projectSummary } from "./summary.js";
 import { filterClient, filterProject, filterProjectGroup, filterProjectUser, filterUser, reportTask, searchUser, trackedStatus } from "./view.js";
 
-/** A body's id list as a filter: undefined when it names none (no filter), else its storage ids (perhaps none: nothing matches). */
-function idFilter(ids: readonly bigint[], max?: number): number[] | undefined {
+/** A body's id list as a filter: undefined when it names none (no filter), else its row ids (perhaps none: nothing matches). */
+function idFilter(ids: readonly bigint[], max?: number): bigint[] | undefined {
   const valid = postedIds(ids, max);
   return ids.length === 0 ? undefined : valid;
 }
@@ -61,7 +61,7 @@ export function reportFilterHandlers({ storage, clock, identity }: ResourceKit) 
   const { db } = storage;
 
   function clientsOf(scope: TrackingScope, f: ReportClientFilter) {
-    return clientPage(db, scope.workspace, { ids: idFilter(f.ids), name: f.name }, { from: cursorOf(f.start), limit: DEFAULT_PAGE_SIZE });
+    return clientPage(db, scope.workspaceId, { ids: idFilter(f.ids), name: f.name }, { from: cursorOf(f.start), limit: DEFAULT_PAGE_SIZE });
   }
 
   function projectsOf(scope: TrackingScope, f: ReportProjectFilter) {
@@ -86,13 +86,13 @@ export function reportFilterHandlers({ storage, clock, identity }: ResourceKit) 
     const from = cursorOf(f.start);
     const { members } = await identity.listWorkspaceMembers({ workspaceId: scope.workspaceId });
     return members
-      .filter((m) => m.active === active && Number(m.userId) >= from && (!ids || ids.includes(Number(m.userId))))
-      .sort((a, b) => Number(a.userId - b.userId))
+      .filter((m) => m.active === active && m.userId >= from && (!ids || ids.includes(m.userId)))
+      .sort((a, b) => compareIds(a.userId, b.userId))
       .slice(0, DEFAULT_PAGE_SIZE);
   }
 
   /** The statuses of projects or tasks: tracked time per rate, amounts where the caller sees rates. */
-  async function statuses(scope: TrackingScope, by: "project_id" | "task_id", subjects: { id: number; project: ProjectRow | undefined; estimatedSeconds: number | null }[]) {
+  async function statuses(scope: TrackingScope, by: "project_id" | "task_id", subjects: { id: bigint; project: ProjectRow | undefined; estimatedSeconds: number | null }[]) {
     const tracked = await trackedByRate(db, scope.viewer, by, subjects.map((s) => s.id), scope.rules.defaultHourlyRate);
     const showAmounts = visibleRates(scope).rate;
     return subjects.map((s) =>
@@ -112,14 +112,19 @@ export function reportFilterHandlers({ storage, clock, identity }: ResourceKit) 
   /** Tasks as answered: their projects and clients read together, tracked time in one query, the assignees' names asked of accounts once. */
   async function taskAnswers(scope: TrackingScope, rows: TaskRow[]) {
     if (rows.length === 0) return [];
-    const owners = await projectsById(db, scope.workspace, rows.map((t) => t.project_id));
-    const clientIds = [...new Set([...owners.values()].map((p) => p.client_id).filter((id): id is number => id !== null))];
-    const clientNames = new Map<number, string>();
-    if (clientIds.length > 0) for (const raw of await clients.query(db, scope.workspace).whereIn("id", clientIds)) clientNames.set(Number(raw.id), String(raw.name));
-    const tracked = await trackedSeconds(db, scope.workspace, "task_id", rows.map((t) => t.id));
-    const names = new Map<number, string>();
+    const owners = await projectsById(db, scope.workspaceId, rows.map((t) => t.project_id));
+    const clientIds = [...new Set([...owners.values()].map((p) => p.client_id).filter((id): id is bigint => id !== null))];
+    const clientNames = new Map<bigint, string>();
+    if (clientIds.length > 0) {
+      for (const raw of await clients.query(db, scope.workspaceId).whereIn("id", clientIds.map(idBinding))) {
+        const client = clients.read(raw);
+        clientNames.set(client.id, client.name);
+      }
+    }
+    const tracked = await trackedSeconds(db, scope.workspaceId, "task_id", rows.map((t) => t.id));
+    const names = new Map<bigint, string>();
     if (rows.some((t) => t.user_id !== null)) {
-      for (const m of (await identity.listWorkspaceMembers({ workspaceId: scope.workspaceId })).members) names.set(Number(m.userId), m.fullname);
+      for (const m of (await identity.listWorkspaceMembers({ workspaceId: scope.workspaceId })).members) names.set(m.userId, m.fullname);
     }
     return rows.map((row) => {
       const project = owners.get(row.project_id);
@@ -164,10 +169,10 @@ export function reportFilterHandlers({ storage, clock, identity }: ResourceKit) 
         // The reference: at least project ids or group ids.
         checkSomeGiven(f.groupIds, f.projectIds);
         const rows = await projectGroupPage(db, scope.viewer, { groupIds: idFilter(f.groupIds), projectIds: idFilter(f.projectIds) }, { from: cursorOf(f.startId), limit: DEFAULT_PAGE_SIZE });
-        const names = new Map<number, string>();
+        const names = new Map<bigint, string>();
         if (rows.length > 0) {
-          const answer = await identity.resolveGroups({ workspaceId: scope.workspaceId, groupIds: [...new Set(rows.map((r) => BigInt(r.group_id)))] });
-          for (const group of answer.groups) names.set(Number(group.groupId), group.name);
+          const answer = await identity.resolveGroups({ workspaceId: scope.workspaceId, groupIds: [...new Set(rows.map((r) => r.group_id))] });
+          for (const group of answer.groups) names.set(group.groupId, group.name);
         }
         return { projectGroups: rows.map((row) => filterProjectGroup(row, names)) };
       },
@@ -206,7 +211,7 @@ export function reportFilterHandlers({ storage, clock, identity }: ResourceKit) 
         const f = req.filter ?? create(ReportTaskStatusFilterSchema);
         checkSomeGiven(f.ids);
         const rows = await visibleTasks(db, scope.viewer, idFilter(f.ids) ?? []);
-        const owners = await projectsById(db, scope.workspace, rows.map((t) => t.project_id));
+        const owners = await projectsById(db, scope.workspaceId, rows.map((t) => t.project_id));
         return { statuses: await statuses(scope, "task_id", rows.map((t) => ({ id: t.id, project: owners.get(t.project_id), estimatedSeconds: t.estimated_seconds }))) };
       },
 
@@ -229,13 +234,13 @@ export function reportFilterHandlers({ storage, clock, identity }: ResourceKit) 
         const { from, to } = await rangeInstants(scope, range);
         const rows = await secondsByProjectUser(db, scope.viewer, from, to);
         return {
-          rows: rows.map((r) => ({ projectId: BigInt(r.projectId), userId: BigInt(r.userId), trackedSeconds: BigInt(r.seconds), billableSeconds: BigInt(r.billableSeconds) })),
+          rows: rows.map((r) => ({ projectId: r.projectId, userId: r.userId, trackedSeconds: BigInt(r.seconds), billableSeconds: BigInt(r.billableSeconds) })),
         };
       },
 
       async getProjectSummary(req, ctx) {
         const scope = trackingScope(ctx);
-        const projectId = storageId(req.projectId);
+        const projectId = rowId(req.projectId);
         if (projectId === undefined) throw summaryProjectIdInvalid();
         const range = reportRange(req.range, false);
         const project = await visibleProject(db, scope.viewer, projectId);
@@ -248,11 +253,11 @@ export function reportFilterHandlers({ storage, clock, identity }: ResourceKit) 
 }
 
 /** The workspace's projects of the ids, by id. */
-async function projectsById(db: Knex, workspace: number, ids: number[]): Promise<Map<number, ProjectRow>> {
-  const out = new Map<number, ProjectRow>();
+async function projectsById(db: Knex, workspace: bigint, ids: bigint[]): Promise<Map<bigint, ProjectRow>> {
+  const out = new Map<bigint, ProjectRow>();
   const unique = [...new Set(ids)];
   if (unique.length === 0) return out;
-  for (const raw of await projects.query(db, workspace).whereIn("id", unique)) {
+  for (const raw of await projects.query(db, workspace).whereIn("id", unique.map(idBinding))) {
     const row = projects.read(raw);
     out.set(row.id, row);
   }

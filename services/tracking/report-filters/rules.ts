@@ -1,4 +1,4 @@
-import { storageId } from "../../../lib/ids.js";
+import { rowId } from "../../../lib/ids.js";
 import { rangeOutOfBounds, rangeParameterFormat, rangeParameterRequired, rangeReversed, tooManyPostedIds } from "../errors.js";
 import { checkSomeGiven, dayNumber, FIRST_REPORT_DAY, LAST_REPORT_DAY, type ReportRange } from "../reporting.js";
 import { parseDay } from "../time-entries/rules.js";
@@ -9,10 +9,10 @@ export const MAX_POSTED_USER_IDS = 100;
 /** Rows of a page: the reference's default for projects, used by every list with a cursor; and the most a body's `page_size` gets. */
 export const DEFAULT_PAGE_SIZE = 201;
 export const MAX_PAGE_SIZE = 1000;
-/** A body's ids as storage ids, each once; an id no row can have (0, negative, beyond 2^53) names nothing. */
-export function postedIds(ids: readonly bigint[], max = MAX_POSTED_IDS): number[] {
+/** A body's ids as row ids, each once; an id no row can have (0, negative, beyond 2^63-1) names nothing. */
+export function postedIds(ids: readonly bigint[], max = MAX_POSTED_IDS): bigint[] {
   if (ids.length > max) throw tooManyPostedIds(max);
-  return [...new Set(ids.map(storageId).filter((id): id is number => id !== undefined))];
+  return [...new Set(ids.map(rowId).filter((id): id is bigint => id !== undefined))];
 }
 
 /** Rows of one page: `page_size` when given (at most MAX_PAGE_SIZE), else DEFAULT_PAGE_SIZE. */
@@ -21,8 +21,8 @@ export function pageSize(raw: bigint | undefined): number {
 }
 
 /** The smallest id of a page (`start`, `start_id`): ids at or after it are listed. */
-export function cursorOf(raw: bigint | undefined): number {
-  return raw === undefined || raw <= 0n ? 0 : Number(raw);
+export function cursorOf(raw: bigint | undefined): bigint {
+  return raw === undefined || raw <= 0n ? 0n : raw;
 }
 
 /**

@@ -21,30 +21,30 @@ import type { RatedSeconds } from "./store.js";
 
 /** Rows and answers of the report helpers, field for field as the reference names them. */
 
-export const filterClient = (row: ClientRow): MessageInitShape<typeof ReportFilterClientSchema> => ({ id: BigInt(row.id), name: row.name });
+export const filterClient = (row: ClientRow): MessageInitShape<typeof ReportFilterClientSchema> => ({ id: row.id, name: row.name });
 
 export const filterProject = (row: ProjectRow): MessageInitShape<typeof ReportFilterProjectSchema> => ({
-  id: BigInt(row.id),
+  id: row.id,
   name: row.name,
   color: row.color,
   active: row.active,
   billable: row.billable ?? undefined,
-  clientId: row.client_id === null ? undefined : BigInt(row.client_id),
+  clientId: row.client_id ?? undefined,
   currency: row.currency ?? undefined,
 });
 
-export const filterProjectGroup = (row: ProjectGroupRow, groupNames: ReadonlyMap<number, string>): MessageInitShape<typeof ReportFilterProjectGroupSchema> => ({
-  id: BigInt(row.id),
-  projectId: BigInt(row.project_id),
-  groupId: BigInt(row.group_id),
+export const filterProjectGroup = (row: ProjectGroupRow, groupNames: ReadonlyMap<bigint, string>): MessageInitShape<typeof ReportFilterProjectGroupSchema> => ({
+  id: row.id,
+  projectId: row.project_id,
+  groupId: row.group_id,
   name: groupNames.get(row.group_id) ?? "",
 });
 
 /** A project user with the rate and labour cost the caller may see (`visibleRates`). */
 export const filterProjectUser = (row: ProjectUserRow, show: { rate: boolean; labourCost: boolean }): MessageInitShape<typeof ReportFilterProjectUserSchema> => ({
-  id: BigInt(row.id),
-  projectId: BigInt(row.project_id),
-  userId: BigInt(row.user_id),
+  id: row.id,
+  projectId: row.project_id,
+  userId: row.user_id,
   hourlyRate: show.rate ? (row.rate ?? undefined) : undefined,
   labourCost: show.labourCost && row.labour_cost !== null ? BigInt(Math.round(row.labour_cost)) : undefined,
 });
@@ -61,13 +61,13 @@ export const searchUser = (member: WorkspaceMember): MessageInitShape<typeof Rep
 
 /** A project's or task's all-time tracked time from its entries' seconds per rate; amounts only where the caller sees rates. */
 export function trackedStatus(
-  id: number,
+  id: bigint,
   rated: readonly RatedSeconds[],
   details: { currency: string; estimatedSeconds: number | null; showAmounts: boolean },
 ): MessageInitShape<typeof ReportTrackedStatusSchema> {
   const sum = (f: (r: RatedSeconds) => number) => rated.reduce((total, r) => total + f(r), 0);
   return {
-    id: BigInt(id),
+    id,
     trackedSeconds: BigInt(sum((r) => r.seconds)),
     billableSeconds: BigInt(sum((r) => r.billableSeconds)),
     billableAmount: details.showAmounts ? BigInt(amountInCents(rated.map((r) => ({ seconds: r.billableSeconds, rateInCents: centsOf(r.rate) })))) : undefined,
@@ -85,10 +85,10 @@ export interface TaskContext {
 }
 
 export const reportTask = (row: TaskRow, context: TaskContext): MessageInitShape<typeof ReportFilterTaskSchema> => ({
-  id: BigInt(row.id),
+  id: row.id,
   name: row.name,
-  workspaceId: BigInt(row.workspace_id),
-  projectId: BigInt(row.project_id),
+  workspaceId: row.workspace_id,
+  projectId: row.project_id,
   active: row.active,
   at: timestampFromDate(row.at),
   estimatedSeconds: row.estimated_seconds === null ? undefined : BigInt(row.estimated_seconds),
@@ -97,9 +97,9 @@ export const reportTask = (row: TaskRow, context: TaskContext): MessageInitShape
   rate: row.rate ?? undefined,
   rateLastUpdated: row.rate_last_updated ? timestampFromDate(row.rate_last_updated) : undefined,
   recurring: false,
-  userId: row.user_id === null ? undefined : BigInt(row.user_id),
+  userId: row.user_id ?? undefined,
   userName: context.assigneeName,
-  clientId: context.project?.client_id == null ? undefined : BigInt(context.project.client_id),
+  clientId: context.project?.client_id ?? undefined,
   clientName: context.clientName,
   projectName: context.project?.name ?? "",
   projectColor: context.project?.color ?? "",

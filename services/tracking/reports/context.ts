@@ -28,12 +28,12 @@ export interface ReportInput extends RangeInput {
 /** Which entries a report counts, besides the range and what the caller may see. */
 export interface EntryFilters {
   /** The users named, narrowed to the members of the groups named (group_ids). */
-  userIds?: number[];
+  userIds?: bigint[];
   projects?: IdChoice;
   clients?: IdChoice;
   tags?: IdChoice;
   tasks?: IdChoice;
-  timeEntryIds?: number[];
+  timeEntryIds?: bigint[];
   /** Part of the description, ignoring case. */
   description?: string;
   billable?: boolean;
@@ -70,8 +70,8 @@ export interface ReportContext {
   /** The hourly rate where no task, project user or project has one. */
   defaultRate: number;
   /** Workspace members' own hourly rates (after the project's, before the workspace's). */
-  memberRates: Map<number, number>;
-  people: Map<number, Person>;
+  memberRates: Map<bigint, number>;
+  people: Map<bigint, Person>;
 }
 
 const listOf = (v: ListValue | undefined) => (v ? (toJson(ListValueSchema, v) as unknown[]) : undefined);
@@ -117,8 +117,8 @@ export function checkedInput(scope: TrackingScope, input: ReportInput, extra: un
 }
 
 /** Workspace members' own hourly rates (their organization users' `rate`), for those who have one. */
-function memberRates(members: WorkspaceMember[]): Map<number, number> {
-  return new Map(members.flatMap((m) => (m.rate === undefined ? [] : [[Number(m.userId), m.rate] as const])));
+function memberRates(members: WorkspaceMember[]): Map<bigint, number> {
+  return new Map(members.flatMap((m) => (m.rate === undefined ? [] : [[m.userId, m.rate] as const])));
 }
 
 /**
@@ -140,7 +140,7 @@ export async function reportContext(
   const filters = { ...checked.filters };
   if (checked.groupIds) {
     const wanted = new Set(checked.groupIds);
-    const inGroups = members.filter((m) => m.groupIds.some((g) => wanted.has(Number(g)))).map((m) => Number(m.userId));
+    const inGroups = members.filter((m) => m.groupIds.some((g) => wanted.has(g))).map((m) => m.userId);
     filters.userIds = filters.userIds ? filters.userIds.filter((id) => inGroups.includes(id)) : inGroups;
   }
   const weekStart = me && me.beginningOfWeek >= 0 && me.beginningOfWeek <= 6 ? me.beginningOfWeek : 1;
@@ -156,6 +156,6 @@ export async function reportContext(
     currency: scope.rules.defaultCurrency || "USD",
     defaultRate: scope.rules.defaultHourlyRate,
     memberRates: memberRates(members),
-    people: new Map(members.map((m) => [Number(m.userId), { name: m.fullname, email: m.email, active: m.active }])),
+    people: new Map(members.map((m) => [m.userId, { name: m.fullname, email: m.email, active: m.active }])),
   };
 }

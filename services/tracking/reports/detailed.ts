@@ -1,4 +1,5 @@
 import { dbDate, selectArrays, type Knex } from "../../../lib/db.js";
+import { compareIds, idBinding, jsonIds, readId, readIdOrNull } from "../../../lib/ids.js";
 import { amountInCents, centsOf } from "../reporting.js";
 import type { ReportContext } from "./context.js";
 import { selectAs, flag, idsOf, rateSql, reportEntries, secondsSql } from "./filters.js";
@@ -14,7 +15,7 @@ import { MAX_DETAILED_PAGE, type DetailedOrder, type PageStart } from "./rules.j
  */
 
 export interface DetailedEntry {
-  id: number;
+  id: bigint;
   /** Rounded as asked. */
   seconds: number;
   start: Date;
@@ -35,13 +36,13 @@ export interface DetailedNames {
 
 export interface DetailedRow {
   rowNumber: number;
-  userId: number;
-  projectId: number | null;
-  taskId: number | null;
+  userId: bigint;
+  projectId: bigint | null;
+  taskId: bigint | null;
   billable: boolean;
   description: string;
   /** Live tags only. */
-  tagIds: number[];
+  tagIds: bigint[];
   hourlyRateInCents: number;
   /** The billable amount of the row's seconds (0 when not billable). */
   amountInCents: number;
@@ -58,16 +59,16 @@ export interface DetailedOptions {
 export interface DetailedPage {
   rows: DetailedRow[];
   /** While rows remain: the next page's first entry, row number and start (UNIX seconds). */
-  next?: { id: number; rowNumber: number; timestamp: number };
+  next?: { id: bigint; rowNumber: number; timestamp: number };
 }
 
 const ENTRY_COLUMNS = ["te.id", "te.user_id", "te.project_id", "te.task_id", "te.billable", "te.description", "te.tag_ids", "te.start", "te.stop", "te.at"];
 
 /** Members by name ignoring case, then id: the `user` order, as an SQL rank of te.user_id. */
 function userRank(ctx: ReportContext): Sql {
-  const ranked = [...ctx.people].sort(([ia, a], [ib, b]) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || ia - ib).map(([id]) => id);
+  const ranked = [...ctx.people].sort(([ia, a], [ib, b]) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || compareIds(ia, ib)).map(([id]) => id);
   if (ranked.length === 0) return { sql: "0", bindings: [] };
-  return { sql: `CASE te.user_id ${ranked.map(() => "WHEN ? THEN ?").join(" ")} ELSE ${ranked.length} END`, bindings: ranked.flatMap((id, i) => [id, i]) };
+  return { sql: `CASE te.user_id ${ranked.map(() => "WHEN ? THEN ?").join(" ")} ELSE ${ranked.length} END`, bindings: ranked.flatMap((id, i) => [idBinding(id), i]) };
 }
 
 /** The sort key of each order: per entry, and per group (an aggregate). */
@@ -92,24 +93,24 @@ function orderKeys(ctx: ReportContext, order: DetailedOrder, seconds: string): {
 const unix = (d: Date) => Math.floor(d.getTime() / 1000);
 
 interface RawEntry {
-  id: number;
-  userId: number;
-  projectId: number | null;
-  taskId: number | null;
+  id: bigint;
+  userId: bigint;
+  projectId: bigint | null;
+  taskId: bigint | null;
   billable: boolean;
   description: string;
-  tagIds: number[];
+  tagIds: bigint[];
   rate: number;
   entry: DetailedEntry;
 }
 
 function rawEntry(raw: Record<string, unknown>): RawEntry {
-  const id = Number(raw.id);
+  const id = readId(raw.id);
   return {
     id,
-    userId: Number(raw.user_id),
-    projectId: raw.project_id === null ? null : Number(raw.project_id),
-    taskId: raw.task_id === null ? null : Number(raw.task_id),
+    userId: readId(raw.user_id),
+    projectId: readIdOrNull(raw.project_id),
+    taskId: readIdOrNull(raw.task_id),
     billable: flag(raw.billable),
     description: String(raw.description ?? ""),
     tagIds: idsOf(raw.tag_ids),
@@ -119,13 +120,13 @@ function rawEntry(raw: Record<string, unknown>): RawEntry {
 }
 
 /** What makes entries one group: user, project, task, billable, description, the stored tags. */
-const groupKey = (e: { userId: number; projectId: number | null; taskId: number | null; billable: boolean; description: string; tagIds: number[] }) =>
-  JSON.stringify([e.userId, e.projectId, e.taskId, e.billable, e.description, e.tagIds]);
+const groupKey = (e: { userId: bigint; projectId: bigint | null; taskId: bigint | null; billable: boolean; description: string; tagIds: bigint[] }) =>
+  JSON.stringify([e.userId, e.projectId, e.taskId, e.billable, e.description, e.tagIds], jsonIds);
 
 /** Where a page of entries starts: after `skip` rows (by offset), or at the entry `seek` names in date order. */
 interface EntriesFrom {
   skip: number;
-  seek?: { at: Date; id: number };
+  seek?: { at: Date; id: bigint };
 }
 
 /**
@@ -142,7 +143,7 @@ function entriesQuery(db: Knex, ctx: ReportContext, order: DetailedOrder, from: 
     const [after, atOrAfter] = order.descending ? ["<", "<="] : [">", ">="];
     // The plain bound first: it is what lets the (workspace_id, start) index skip the rows before the page.
     q.andWhere("te.start", atOrAfter, seek.at);
-    q.andWhere((w) => w.where("te.start", after, seek.at).orWhere((same) => same.where("te.start", seek.at).andWhere("te.id", atOrAfter, seek.id)));
+    q.andWhere((w) => w.where("te.start", after, seek.at).orWhere((same) => same.where("te.start", seek.at).andWhere("te.id", atOrAfter, idBinding(seek.id))));
   } else if (from.skip > 0) q.offset(from.skip);
   return q
     .orderByRaw(`${keys.entry.sql} ${dir}`, keys.entry.bindings)
@@ -181,7 +182,7 @@ export async function detailedPage(db: Knex, ctx: ReportContext, options: Detail
     if (page.rowNumber > 1) q.offset(page.rowNumber - 1);
     const found: Record<string, unknown>[] = await q;
     const wanted = found.map((raw) => ({
-      key: groupKey({ userId: Number(raw.g_user), projectId: raw.g_project === null ? null : Number(raw.g_project), taskId: raw.g_task === null ? null : Number(raw.g_task), billable: flag(raw.is_billable), description: String(raw.g_description), tagIds: idsOf(raw.g_tags) }),
+      key: groupKey({ userId: readId(raw.g_user), projectId: readIdOrNull(raw.g_project), taskId: readIdOrNull(raw.g_task), billable: flag(raw.is_billable), description: String(raw.g_description), tagIds: idsOf(raw.g_tags) }),
       raw,
     }));
     // The page's groups' entries: those of their users, projects, tasks and descriptions, matched on tags here.
@@ -197,7 +198,7 @@ export async function detailedPage(db: Knex, ctx: ReportContext, options: Detail
   }
   const more = groups.length > page.size;
   const shown = groups.slice(0, page.size);
-  const live = await lookups(db, ctx.scope.workspace, {
+  const live = await lookups(db, ctx.scope.workspaceId, {
     projects: shown.map((g) => g.entries[0].projectId),
     tasks: shown.map((g) => g.entries[0].taskId),
     tags: shown.flatMap((g) => g.entries[0].tagIds),
@@ -206,7 +207,7 @@ export async function detailedPage(db: Knex, ctx: ReportContext, options: Detail
   const following = groups[page.size];
   return {
     rows,
-    next: more ? { id: Math.min(...following.entries.map((e) => e.id)), rowNumber: page.rowNumber + page.size, timestamp: unix(following.keyStart) } : undefined,
+    next: more ? { id: following.entries.map((e) => e.id).reduce((least, id) => (id < least ? id : least)), rowNumber: page.rowNumber + page.size, timestamp: unix(following.keyStart) } : undefined,
   };
 }
 
@@ -227,7 +228,7 @@ async function groupEntries(db: Knex, ctx: ReportContext, seconds: string, rate:
     q.andWhere((any) => {
       for (const raw of conditions.slice(i, i + GROUPS_PER_QUERY)) {
         any.orWhere((w) => {
-          w.where("te.user_id", Number(raw.g_user));
+          w.where("te.user_id", idBinding(readId(raw.g_user)));
           same(w, "te.project_id", raw.g_project);
           same(w, "te.task_id", raw.g_task);
           w.where("te.billable", flag(raw.is_billable));
@@ -238,7 +239,7 @@ async function groupEntries(db: Knex, ctx: ReportContext, seconds: string, rate:
     const raws: Record<string, unknown>[] = await q;
     for (const raw of raws) entries.push(rawEntry(raw));
   }
-  return entries.sort((a, b) => a.entry.start.getTime() - b.entry.start.getTime() || a.id - b.id);
+  return entries.sort((a, b) => a.entry.start.getTime() - b.entry.start.getTime() || compareIds(a.id, b.id));
 }
 
 function detailedRow(ctx: ReportContext, live: Lookups, entries: RawEntry[], rowNumber: number): DetailedRow {
@@ -298,18 +299,18 @@ const EXPORT_PAGE = MAX_DETAILED_PAGE;
 
 /** The ids an export has looked up (found or not), and the tag lists (as stored) it has read. */
 interface Asked {
-  projects: Set<number>;
-  tasks: Set<number>;
-  tags: Set<number>;
+  projects: Set<bigint>;
+  tasks: Set<bigint>;
+  tags: Set<bigint>;
   tagLists: Set<unknown>;
 }
 
 /** Adds to `known` what the ids of `rows` name that no earlier page asked for (`lookups`). */
 async function lookUpMissing(db: Knex, ctx: ReportContext, known: Lookups, asked: Asked, rows: unknown[][]): Promise<void> {
-  const wanted = { projects: [] as number[], tasks: [] as number[], tags: [] as number[] };
+  const wanted = { projects: [] as bigint[], tasks: [] as bigint[], tags: [] as bigint[] };
   const ask = (kind: "projects" | "tasks" | "tags", raw: unknown) => {
     if (raw === null) return;
-    const id = Number(raw);
+    const id = readId(raw);
     if (asked[kind].has(id)) return;
     asked[kind].add(id);
     wanted[kind].push(id);
@@ -323,9 +324,9 @@ async function lookUpMissing(db: Knex, ctx: ReportContext, known: Lookups, asked
     for (const id of idsOf(list)) ask("tags", id);
   }
   if (wanted.projects.length + wanted.tasks.length + wanted.tags.length === 0) return;
-  const found = await lookups(db, ctx.scope.workspace, wanted);
+  const found = await lookups(db, ctx.scope.workspaceId, wanted);
   for (const key of ["projects", "clients", "tasks", "tags"] as const) {
-    for (const [id, row] of found[key]) (known[key] as Map<number, unknown>).set(id, row);
+    for (const [id, row] of found[key]) (known[key] as Map<bigint, unknown>).set(id, row);
   }
 }
 
@@ -353,7 +354,7 @@ export async function* detailedEntryPages(db: Knex, ctx: ReportContext, order: D
       const next = rows[EXPORT_PAGE];
       rows.length = EXPORT_PAGE;
       // The next page is asked for before this one is written: a database server (MariaDB) reads it meanwhile.
-      page = read(order.by === "date" ? { skip: 0, seek: { at: dbDate(next[EXPORTED.start] as Date), id: Number(next[EXPORTED.id]) } } : { skip: page.from.skip + EXPORT_PAGE });
+      page = read(order.by === "date" ? { skip: 0, seek: { at: dbDate(next[EXPORTED.start] as Date), id: readId(next[EXPORTED.id]) } } : { skip: page.from.skip + EXPORT_PAGE });
     }
     await lookUpMissing(db, ctx, live, asked, rows);
     yield { rows, live };

@@ -1,4 +1,5 @@
 import { isMysql, type Knex } from "../../../lib/db.js";
+import { idBinding, readIds } from "../../../lib/ids.js";
 import { likePattern, readColumn } from "../../../lib/scoped-table.js";
 import { projectUsers } from "../project-users/store.js";
 import { visibleTo } from "../projects/access.js";
@@ -33,7 +34,7 @@ export function reportEntries(db: Knex, ctx: ReportContext, options: { joined?: 
   const joined = options.joined !== false || !scope.admin || filters.clients !== undefined;
   const q: Knex.QueryBuilder = options.seeking && isMysql(db) ? db.from(db.raw(`?? as te FORCE INDEX (${SEEK_INDEXES})`, [timeEntries.table])) : db(`${timeEntries.table} as te`);
   if (joined) joinRated(q);
-  q.where("te.workspace_id", scope.workspace)
+  q.where("te.workspace_id", idBinding(scope.workspaceId))
     .whereNull("te.server_deleted_at")
     .whereNotNull("te.stop")
     .where("te.start", ">=", range.from)
@@ -41,14 +42,14 @@ export function reportEntries(db: Knex, ctx: ReportContext, options: { joined?: 
   // A member sees their own entries (as their time entry lists do), and of those only the ones
   // without project or on a project they see; admins see every entry of the workspace.
   if (!scope.admin) {
-    q.where("te.user_id", scope.user).andWhere((w) => {
+    q.where("te.user_id", idBinding(scope.userId)).andWhere((w) => {
       w.whereNull("te.project_id").orWhere((visible) => {
         visibleTo(db, visible, scope.viewer, "p");
       });
     });
   }
-  if (filters.userIds) q.whereIn("te.user_id", filters.userIds);
-  if (filters.timeEntryIds) q.whereIn("te.id", filters.timeEntryIds);
+  if (filters.userIds) q.whereIn("te.user_id", filters.userIds.map(idBinding));
+  if (filters.timeEntryIds) q.whereIn("te.id", filters.timeEntryIds.map(idBinding));
   if (filters.projects) choose(q, "te.project_id", filters.projects);
   if (filters.tasks) choose(q, "te.task_id", filters.tasks);
   // Without client: no project, or a project without client (p.client_id is null either way).
@@ -94,7 +95,7 @@ export function summedEntries(db: Knex, ctx: ReportContext, columns: string[] = 
 /** The column is one of the ids, or null where "without" is asked for. */
 function choose(q: Knex.QueryBuilder, column: string, choice: IdChoice): void {
   q.andWhere((w) => {
-    if (choice.ids.length > 0 || !choice.none) w.orWhereIn(column, choice.ids);
+    if (choice.ids.length > 0 || !choice.none) w.orWhereIn(column, choice.ids.map(idBinding));
     if (choice.none) w.orWhereNull(column);
   });
 }
@@ -109,7 +110,7 @@ function withTags(db: Knex, q: Knex.QueryBuilder, choice: IdChoice): void {
   const liveTag = `SELECT 1 FROM ${tags.table} AS t WHERE t.workspace_id = te.workspace_id AND t.deleted_at IS NULL AND ${entryHasTag(db, "t.id")}`;
   const noTags = isMysql(db) ? "JSON_LENGTH(te.tag_ids) = 0" : "json_array_length(te.tag_ids) = 0";
   q.andWhere((w) => {
-    if (choice.ids.length > 0) w.orWhereRaw(`EXISTS (${liveTag} AND t.id IN (${choice.ids.map(() => "?").join(", ")}))`, choice.ids);
+    if (choice.ids.length > 0) w.orWhereRaw(`EXISTS (${liveTag} AND t.id IN (${choice.ids.map(() => "?").join(", ")}))`, choice.ids.map(idBinding));
     else if (!choice.none) w.orWhereRaw("1 = 0");
     if (choice.none) w.orWhereRaw(`(${noTags} OR NOT EXISTS (${liveTag}))`);
   });
@@ -139,16 +140,16 @@ export const selectAs = (db: Knex, e: Sql | string, alias: string) => (typeof e 
 export function rateSql(ctx: ReportContext): Sql {
   const members = [...ctx.memberRates];
   const member = members.length ? `CASE te.user_id ${members.map(() => "WHEN ? THEN ?").join(" ")} END, ` : "";
-  return { sql: `COALESCE(tk.rate, pu.rate, p.rate, ${member}?)`, bindings: [...members.flat(), ctx.defaultRate] };
+  return { sql: `COALESCE(tk.rate, pu.rate, p.rate, ${member}?)`, bindings: [...members.flatMap(([user, rate]) => [idBinding(user), rate]), ctx.defaultRate] };
 }
 
 /** The entry's labour cost per hour: its user's on the project (none elsewhere is known). */
 export const LABOUR_SQL = "COALESCE(pu.labour_cost, 0)";
 
 /** Reads a stored JSON list of ids (text on SQLite and MariaDB, parsed on MySQL). */
-export function idsOf(raw: unknown): number[] {
+export function idsOf(raw: unknown): bigint[] {
   const value = readColumn("json", raw);
-  return Array.isArray(value) ? value.map(Number) : [];
+  return Array.isArray(value) ? readIds(value) : [];
 }
 
 /** Reads a stored boolean (0/1 on either engine). */

@@ -1,4 +1,5 @@
 import type { Knex } from "../../../lib/db.js";
+import { compareIds, idBinding } from "../../../lib/ids.js";
 import type { ScopedTable } from "../../../lib/scoped-table.js";
 import { clients, type ClientRow } from "../clients/store.js";
 import { projects, type ProjectRow } from "../projects/store.js";
@@ -10,28 +11,28 @@ import { tasks, type TaskRow } from "../tasks/store.js";
  * and live tags of the workspace. Reports sort and name by them; the rows themselves carry ids.
  */
 export interface Lookups {
-  projects: Map<number, ProjectRow>;
-  clients: Map<number, ClientRow>;
-  tasks: Map<number, TaskRow>;
+  projects: Map<bigint, ProjectRow>;
+  clients: Map<bigint, ClientRow>;
+  tasks: Map<bigint, TaskRow>;
   /** Live tags only: a deleted tag drops out of every entry, as in the time entry answers. */
-  tags: Map<number, TagRow>;
+  tags: Map<bigint, TagRow>;
 }
 
 /** The ids a report's rows name. */
 export interface Wanted {
-  projects?: Iterable<number | null>;
-  clients?: Iterable<number | null>;
-  tasks?: Iterable<number | null>;
-  tags?: Iterable<number | null>;
+  projects?: Iterable<bigint | null>;
+  clients?: Iterable<bigint | null>;
+  tasks?: Iterable<bigint | null>;
+  tags?: Iterable<bigint | null>;
 }
 
-const present = (ids: Iterable<number | null> | undefined) => [...new Set([...(ids ?? [])].filter((id): id is number => id !== null))];
+const present = (ids: Iterable<bigint | null> | undefined) => [...new Set([...(ids ?? [])].filter((id): id is bigint => id !== null))];
 
-async function byId<Row extends { id: number }>(table: ScopedTable<Row>, db: Knex, workspace: number, ids: number[], q?: (q: Knex.QueryBuilder) => void): Promise<Map<number, Row>> {
-  const out = new Map<number, Row>();
+async function byId<Row extends { id: bigint }>(table: ScopedTable<Row>, db: Knex, workspace: bigint, ids: bigint[], q?: (q: Knex.QueryBuilder) => void): Promise<Map<bigint, Row>> {
+  const out = new Map<bigint, Row>();
   // Chunks keep every engine's limit on bound values far away.
   for (let i = 0; i < ids.length; i += 500) {
-    const query = table.query(db, workspace).whereIn("id", ids.slice(i, i + 500));
+    const query = table.query(db, workspace).whereIn("id", ids.slice(i, i + 500).map(idBinding));
     q?.(query);
     for (const raw of (await query) as Record<string, unknown>[]) {
       const row = table.read(raw);
@@ -42,9 +43,9 @@ async function byId<Row extends { id: number }>(table: ScopedTable<Row>, db: Kne
 }
 
 /** The rows the ids name; the clients of the projects found come along. */
-export async function lookups(db: Knex, workspace: number, wanted: Wanted): Promise<Lookups> {
+export async function lookups(db: Knex, workspace: bigint, wanted: Wanted): Promise<Lookups> {
   const projectRows = await byId(projects, db, workspace, present(wanted.projects));
-  const clientIds = [...present(wanted.clients), ...[...projectRows.values()].map((p) => p.client_id).filter((id): id is number => id !== null)];
+  const clientIds = [...present(wanted.clients), ...[...projectRows.values()].map((p) => p.client_id).filter((id): id is bigint => id !== null)];
   return {
     projects: projectRows,
     clients: await byId(clients, db, workspace, [...new Set(clientIds)]),
@@ -54,10 +55,10 @@ export async function lookups(db: Knex, workspace: number, wanted: Wanted): Prom
 }
 
 /** Compares names ignoring case; the unnamed ("without project" ...) last, then by id. */
-export function byName<T extends { id: number | null }>(nameOf: (item: T) => string | undefined): (a: T, b: T) => number {
+export function byName<T extends { id: bigint | null }>(nameOf: (item: T) => string | undefined): (a: T, b: T) => number {
   return (a, b) => {
     const [na, nb] = [nameOf(a), nameOf(b)];
-    if (na === undefined || nb === undefined) return na === nb ? (a.id ?? 0) - (b.id ?? 0) : na === undefined ? 1 : -1;
-    return na.toLowerCase().localeCompare(nb.toLowerCase()) || (a.id ?? 0) - (b.id ?? 0);
+    if (na === undefined || nb === undefined) return na === nb ? compareIds(a.id ?? 0n, b.id ?? 0n) : na === undefined ? 1 : -1;
+    return na.toLowerCase().localeCompare(nb.toLowerCase()) || compareIds(a.id ?? 0n, b.id ?? 0n);
   };
 }

@@ -1,4 +1,4 @@
-import { storageId } from "../../../lib/ids.js";
+import { rowId } from "../../../lib/ids.js";
 import {
   rangeOutOfBounds,
   rangeParameterFormat,
@@ -151,7 +151,7 @@ export function reportRange(input: RangeInput, zone: string, weekly = false): Re
 
 /** An id filter: these ids, and/or "without" (`null` in the body's list). */
 export interface IdChoice {
-  ids: number[];
+  ids: bigint[];
   none: boolean;
 }
 
@@ -165,7 +165,7 @@ export function idChoice(list: readonly unknown[] | undefined, name: string): Id
   for (const value of list) {
     if (value === null) out.none = true;
     else if (typeof value === "number" && Number.isInteger(value)) {
-      const id = storageId(BigInt(value));
+      const id = rowId(BigInt(value));
       if (id !== undefined && !out.ids.includes(id)) out.ids.push(id);
     } else throw reportIdsInvalid(name);
   }
@@ -173,9 +173,9 @@ export function idChoice(list: readonly unknown[] | undefined, name: string): Id
 }
 
 /** A plain id list (user_ids, group_ids, time_entry_ids): undefined when empty; ids no row can have match nothing. */
-export function idList(ids: readonly bigint[]): number[] | undefined {
+export function idList(ids: readonly bigint[]): bigint[] | undefined {
   if (ids.length === 0) return undefined;
-  return [...new Set(ids.map(storageId).filter((id): id is number => id !== undefined))];
+  return [...new Set(ids.map(rowId).filter((id): id is bigint => id !== undefined))];
 }
 
 /** The entries' own duration bounds (seconds, before rounding). */
@@ -267,7 +267,7 @@ export const MAX_DETAILED_PAGE = 1000;
 export interface PageStart {
   size: number;
   rowNumber: number;
-  seek?: { timestamp: number; id: number };
+  seek?: { timestamp: number; id: bigint };
 }
 
 /** `page_size` (50 by default, at most 1000) and the next page's position as the previous answer's headers gave it. */
@@ -276,7 +276,7 @@ export function pageStart(input: { pageSize?: number; firstId?: bigint; firstRow
   if (input.firstRowNumber !== undefined && input.firstRowNumber < 0n) throw reportNegative("first_row_number");
   const size = !input.pageSize ? DEFAULT_DETAILED_PAGE : Math.min(input.pageSize, MAX_DETAILED_PAGE);
   const rowNumber = input.firstRowNumber && input.firstRowNumber > 0n ? Number(input.firstRowNumber) : 1;
-  const id = input.firstId === undefined ? undefined : storageId(input.firstId);
+  const id = input.firstId === undefined ? undefined : rowId(input.firstId);
   const seek = order.by === "date" && id !== undefined && input.firstTimestamp !== undefined ? { timestamp: Number(input.firstTimestamp), id } : undefined;
   return { size, rowNumber, seek };
 }

@@ -1,4 +1,5 @@
 import type { Knex } from "../../../lib/db.js";
+import { compareIds, idBinding, jsonIds, readId, readIdOrNull } from "../../../lib/ids.js";
 import type { SummaryReportAudit } from "../../../gen/tracking/v1/reports_pb.js";
 import { reportFeatureNeeded } from "../errors.js";
 import type { TrackingScope } from "../scope.js";
@@ -24,22 +25,22 @@ export interface RateSeconds {
 
 export interface SummarySubGroup {
   /** The project, client, user or task; null for "without" and for time entries. */
-  id: number | null;
+  id: bigint | null;
   /** The description, sub-grouped by time entries; else null. */
   title: string | null;
   /** The name the sub-group is shown by (a description, project, client, user or task name); null for "without". */
   name: string | null;
   seconds: number;
   /** Its time entries, oldest first (with include_time_entry_ids). */
-  ids?: number[];
+  ids?: bigint[];
   rates: RateSeconds[];
 }
 
 export interface SummaryGroup {
   /** The project, client or user; null for "without" and for tags. */
-  id: number | null;
+  id: bigint | null;
   /** Tags grouping: the group's live tag ids, ascending ([] without tags). */
-  tagIds?: number[];
+  tagIds?: bigint[];
   name: string | null;
   seconds: number;
   /** Billable amount in cents. */
@@ -98,19 +99,19 @@ const KEY: Record<Dimension, string> = {
 const OWN_COLUMNS: Record<Dimension, string[]> = { projects: [], clients: [], users: [], tasks: [], tags: ["te.tag_ids"], time_entries: ["te.description"] };
 
 interface Member {
-  id: number | null;
-  tagIds?: number[];
+  id: bigint | null;
+  tagIds?: bigint[];
   title: string | null;
 }
 
 /** A group or sub-group's identity from its key's value. */
 function memberOf(dimension: Dimension, raw: unknown, live: Lookups): { key: string; member: Member } {
   if (dimension === "tags") {
-    const tagIds = [...new Set(idsOf(raw).filter((id) => live.tags.has(id)))].sort((a, b) => a - b);
-    return { key: JSON.stringify(tagIds), member: { id: null, tagIds, title: null } };
+    const tagIds = [...new Set(idsOf(raw).filter((id) => live.tags.has(id)))].sort(compareIds);
+    return { key: JSON.stringify(tagIds, jsonIds), member: { id: null, tagIds, title: null } };
   }
   if (dimension === "time_entries") return { key: `d${String(raw ?? "")}`, member: { id: null, title: String(raw ?? "") } };
-  const id = raw === null || raw === undefined ? null : Number(raw);
+  const id = readIdOrNull(raw);
   return { key: String(id), member: { id, title: null } };
 }
 
@@ -126,7 +127,7 @@ function nameOf(dimension: Dimension, m: Member, ctx: ReportContext, live: Looku
 
 interface SubAcc extends Member {
   seconds: number;
-  ids: number[];
+  ids: bigint[];
   rates: Map<number, number>;
 }
 
@@ -151,9 +152,9 @@ export async function summaryGroups(db: Knex, ctx: ReportContext, options: Summa
   /** The ids of a dimension the sums name, as group or sub-group: their names sort and name them. */
   const named = (dimension: Dimension) => {
     const key = grouping === dimension ? "g_key" : subGrouping === dimension ? "s_key" : undefined;
-    return key ? sums.map((r) => (r[key] === null ? null : Number(r[key]))) : [];
+    return key ? sums.map((r) => readIdOrNull(r[key])) : [];
   };
-  const live = await lookups(db, ctx.scope.workspace, {
+  const live = await lookups(db, ctx.scope.workspaceId, {
     projects: named("projects"),
     clients: named("clients"),
     tasks: named("tasks"),
@@ -184,7 +185,7 @@ export async function summaryGroups(db: Knex, ctx: ReportContext, options: Summa
       .select(selectAs(db, "te.id", "entry_id"), selectAs(db, KEY[grouping], "g_key"), selectAs(db, KEY[subGrouping], "s_key"), selectAs(db, rate, "hourly_rate"), selectAs(db, "te.billable", "is_billable"))
       .orderBy("te.start")
       .orderBy("te.id");
-    for (const raw of entries) subOf(raw).ids.push(Number(raw.entry_id));
+    for (const raw of entries) subOf(raw).ids.push(readId(raw.entry_id));
   }
   if (options.audit?.showEmptyGroups) await addEmptyGroups(db, ctx, grouping, groups, live);
 
@@ -222,20 +223,20 @@ function keptByAudit(g: SummaryGroup, audit: SummaryAudit): boolean {
  */
 async function addEmptyGroups(db: Knex, ctx: ReportContext, grouping: Dimension, groups: Map<string, GroupAcc>, live: Lookups): Promise<void> {
   const { scope, filters } = ctx;
-  let ids: number[] = [];
+  let ids: bigint[] = [];
   if (grouping === "users") {
-    ids = [...ctx.people].filter(([id, p]) => p.active && (scope.admin || id === scope.user)).map(([id]) => id);
+    ids = [...ctx.people].filter(([id, p]) => p.active && (scope.admin || id === scope.userId)).map(([id]) => id);
     if (filters.userIds) ids = ids.filter((id) => filters.userIds!.includes(id));
   } else if (grouping === "projects") {
-    const q = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at").where("active", true), scope.viewer);
-    if (filters.projects) q.whereIn("id", filters.projects.ids);
-    if (filters.clients) q.whereIn("client_id", filters.clients.ids);
+    const q = visibleTo(db, projects.query(db, scope.workspaceId).whereNull("server_deleted_at").where("active", true), scope.viewer);
+    if (filters.projects) q.whereIn("id", filters.projects.ids.map(idBinding));
+    if (filters.clients) q.whereIn("client_id", filters.clients.ids.map(idBinding));
     const rows = ((await q) as Record<string, unknown>[]).map((raw) => projects.read(raw));
     for (const row of rows) live.projects.set(row.id, row);
     ids = rows.map((r) => r.id);
   } else if (grouping === "clients") {
-    const q = clients.query(db, scope.workspace).where("archived", false);
-    if (filters.clients) q.whereIn("id", filters.clients.ids);
+    const q = clients.query(db, scope.workspaceId).where("archived", false);
+    if (filters.clients) q.whereIn("id", filters.clients.ids.map(idBinding));
     const rows = ((await q) as Record<string, unknown>[]).map((raw) => clients.read(raw));
     for (const row of rows) live.clients.set(row.id, row);
     ids = rows.map((r) => r.id);

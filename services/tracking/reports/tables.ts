@@ -1,4 +1,5 @@
 import { dbDate, type Knex } from "../../../lib/db.js";
+import { readId } from "../../../lib/ids.js";
 import { detailedReportColumns, type Cell, type ChartBar, type Column, type ReportTable } from "./formats/index.js";
 import { detailedEntryPages, detailedRows, EXPORTED, type DetailedRow } from "./detailed.js";
 import { flag, idsOf } from "./filters.js";
@@ -77,10 +78,10 @@ async function* entryCells(db: Knex, ctx: ReportContext, order: DetailedOrder): 
   const at = EXPORTED;
   for await (const { rows, live } of detailedEntryPages(db, ctx, order)) {
     for (const e of rows) {
-      const person = ctx.people.get(Number(e[at.userId]));
-      const project = e[at.projectId] === null ? undefined : live.projects.get(Number(e[at.projectId]));
+      const person = ctx.people.get(readId(e[at.userId]));
+      const project = e[at.projectId] === null ? undefined : live.projects.get(readId(e[at.projectId]));
       const client = project?.client_id ? live.clients.get(project.client_id) : undefined;
-      const task = e[at.taskId] === null ? undefined : live.tasks.get(Number(e[at.taskId]));
+      const task = e[at.taskId] === null ? undefined : live.tasks.get(readId(e[at.taskId]));
       let tags = tagTexts.get(e[at.tagIds]);
       if (tags === undefined) {
         tags = idsOf(e[at.tagIds])

@@ -23,7 +23,9 @@ import type { WeeklyRow } from "./weekly.js";
 
 const NONE = { case: undefined } as const;
 const list = (values: JsonValue[]) => fromJson(ListValueSchema, values);
-const int = (n: number | null) => (n === null ? undefined : BigInt(n));
+const optionalId = (id: bigint | null) => id ?? undefined;
+/** Ids in a list value: JSON numbers, as the answers have always written them. */
+const listOfIds = (ids: bigint[]) => list(ids.map(Number));
 const range = (ctx: ReportContext) => ({ rangeStart: dayText(ctx.range.first), rangeEnd: dayText(ctx.range.last) });
 
 /** Billable seconds by rate (the reference's base.BillableHourlyRate), when the caller sees amounts. */
@@ -35,13 +37,13 @@ function ratesList(ctx: ReportContext, rates: RateSeconds[]) {
 export function summaryResponse(ctx: ReportContext, grouping: string, subGrouping: string, groups: SummaryGroup[]): GetSummaryReportResponse {
   return create(GetSummaryReportResponseSchema, {
     groups: groups.map((g) => ({
-      id: int(g.id),
-      idsSet: g.tagIds ? { case: "ids" as const, value: list(g.tagIds) } : NONE,
+      id: optionalId(g.id),
+      idsSet: g.tagIds ? { case: "ids" as const, value: listOfIds(g.tagIds) } : NONE,
       subGroups: g.subGroups.map((s) => ({
-        id: int(s.id),
+        id: optionalId(s.id),
         title: s.title ?? undefined,
         seconds: BigInt(s.seconds),
-        ids: s.ids ? list(s.ids) : undefined,
+        ids: s.ids ? listOfIds(s.ids) : undefined,
         rates: ratesList(ctx, s.rates),
       })),
     })),
@@ -55,18 +57,18 @@ function detailedRowMessage(ctx: ReportContext, row: DetailedRow, enrich: boolea
   const value = (v: string | null) => fromJson(ValueSchema, v);
   const n = row.names;
   return create(DetailedReportRowSchema, {
-    userId: BigInt(row.userId),
+    userId: row.userId,
     username: n.username,
-    projectId: int(row.projectId),
-    taskId: int(row.taskId),
+    projectId: optionalId(row.projectId),
+    taskId: optionalId(row.taskId),
     billable: row.billable,
     description: row.description,
-    tagIds: row.tagIds.map(BigInt),
+    tagIds: row.tagIds,
     billableAmountInCents: ctx.amounts ? BigInt(row.amountInCents) : undefined,
     hourlyRateInCents: ctx.amounts ? BigInt(row.hourlyRateInCents) : undefined,
     currency: ctx.currency,
     timeEntries: row.entries.map((e) => ({
-      id: BigInt(e.id),
+      id: e.id,
       seconds: BigInt(e.seconds),
       start: localTimeText(e.start, ctx.zone),
       stop: localTimeText(e.stop, ctx.zone),
@@ -87,7 +89,7 @@ function detailedRowMessage(ctx: ReportContext, row: DetailedRow, enrich: boolea
 export function detailedResponse(ctx: ReportContext, page: DetailedPage, enrich: boolean): SearchDetailedReportResponse {
   return create(SearchDetailedReportResponseSchema, {
     rows: page.rows.map((r) => detailedRowMessage(ctx, r, enrich)),
-    nextId: page.next ? BigInt(page.next.id) : undefined,
+    nextId: page.next?.id,
     nextRowNumber: page.next ? BigInt(page.next.rowNumber) : undefined,
     nextTimestamp: page.next ? BigInt(page.next.timestamp) : undefined,
     ...range(ctx),
@@ -121,9 +123,9 @@ export function totalsResponse(ctx: ReportContext, totals: Totals, withGraph: bo
 export function weeklyResponse(ctx: ReportContext, rows: WeeklyRow[]): GetWeeklyReportResponse {
   return create(GetWeeklyReportResponseSchema, {
     rows: rows.map((r) => ({
-      userId: BigInt(r.userId),
+      userId: r.userId,
       userName: r.userName,
-      projectId: int(r.projectId),
+      projectId: optionalId(r.projectId),
       projectName: r.projectName ?? undefined,
       clientName: r.clientName ?? undefined,
       projectColor: r.projectColor ?? undefined,

@@ -1,4 +1,5 @@
 import type { Knex } from "../../../lib/db.js";
+import { readId, readIdOrNull } from "../../../lib/ids.js";
 import { amountInCents, centsOf, dayNumber, offsetSpans } from "../reporting.js";
 import type { ReportContext } from "./context.js";
 import { selectAs, flag, rateSql, reportEntries, secondsSql } from "./filters.js";
@@ -12,9 +13,9 @@ import { WEEK_DAYS } from "./rules.js";
  */
 
 export interface WeeklyRow {
-  userId: number;
+  userId: bigint;
   userName: string;
-  projectId: number | null;
+  projectId: bigint | null;
   projectName: string | null;
   clientName: string | null;
   projectColor: string | null;
@@ -34,8 +35,8 @@ export async function weeklyRows(db: Knex, ctx: ReportContext): Promise<WeeklyRo
   const first = dayNumber(ctx.range.first);
   const rows = new Map<string, WeeklyRow & { rateSeconds: Map<number, number>; dayRates: { seconds: number; rateInCents: number }[][] }>();
   for (const raw of sums) {
-    const userId = Number(raw.w_user);
-    const projectId = raw.w_project === null ? null : Number(raw.w_project);
+    const userId = readId(raw.w_user);
+    const projectId = readIdOrNull(raw.w_project);
     const key = `${userId}|${projectId}`;
     let row = rows.get(key);
     if (!row) {
@@ -53,7 +54,7 @@ export async function weeklyRows(db: Knex, ctx: ReportContext): Promise<WeeklyRo
       row.dayRates[day].push({ seconds, rateInCents: cents });
     } else if (!row.rateSeconds.has(cents)) row.rateSeconds.set(cents, 0);
   }
-  const live = await lookups(db, ctx.scope.workspace, { projects: [...rows.values()].map((r) => r.projectId) });
+  const live = await lookups(db, ctx.scope.workspaceId, { projects: [...rows.values()].map((r) => r.projectId) });
   const out = [...rows.values()].map(({ rateSeconds, dayRates, ...row }) => {
     const project = row.projectId === null ? undefined : live.projects.get(row.projectId);
     const client = project?.client_id ? live.clients.get(project.client_id) : undefined;
@@ -69,9 +70,9 @@ export async function weeklyRows(db: Knex, ctx: ReportContext): Promise<WeeklyRo
     };
   });
   // By user, then project, by name; time without project last.
-  const byProject = byName<{ id: number | null; name: string | null }>((p) => p.name ?? undefined);
+  const byProject = byName<{ id: bigint | null; name: string | null }>((p) => p.name ?? undefined);
   out.sort((a, b) => {
-    const users = byName<{ id: number; name: string }>((u) => u.name)({ id: a.userId, name: a.userName }, { id: b.userId, name: b.userName });
+    const users = byName<{ id: bigint; name: string }>((u) => u.name)({ id: a.userId, name: a.userName }, { id: b.userId, name: b.userName });
     return users || byProject({ id: a.projectId, name: a.projectName }, { id: b.projectId, name: b.projectName });
   });
   return out;

@@ -4,7 +4,7 @@ import { ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import { SavedReportService, type SavedReportInput } from "../../../gen/tracking/v1/saved_reports_pb.js";
 import type { Knex } from "../../../lib/db.js";
 import { caller } from "../../../lib/identity.js";
-import { storageId } from "../../../lib/ids.js";
+import { idBinding, rowId } from "../../../lib/ids.js";
 import { likePattern } from "../../../lib/scoped-table.js";
 import {
   publicReportsAdminsOnly,
@@ -41,7 +41,7 @@ import { displayMode } from "../reports/rules.js";
 import { savedReportByTokenHash, savedReports, type SavedReportRow } from "./store.js";
 import { savedReportMessage, sharedReportResponse } from "./view.js";
 
-const asker = (scope: TrackingScope): Asker => ({ userId: scope.user, admin: scope.admin });
+const asker = (scope: TrackingScope): Asker => ({ userId: scope.userId, admin: scope.admin });
 
 /** The saved reports of a workspace: CRUD in /api/v9, and the runs by token in /reports/api/v3 (JSON, CSV, XLSX, PDF). */
 export function savedReportHandlers({ storage, clock, identity, box, memberScope }: TrackingKit) {
@@ -57,7 +57,7 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
   };
 
   /** The answers of rows, each with its schedules' recipients. */
-  async function answers(q: Knex, workspace: number, rows: SavedReportRow[], deletedAt?: Date) {
+  async function answers(q: Knex, workspace: bigint, rows: SavedReportRow[], deletedAt?: Date) {
     const schedules = await schedulesOf(q, workspace, rows.map((r) => r.id));
     return rows.map((r) => savedReportMessage(r, opened(r), schedules.get(r.id) ?? [], deletedAt));
   }
@@ -79,7 +79,7 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
       fixed_daterange: settings.fixedDaterange ?? existing.fixed_daterange,
       ...(token ? { token_hash: reportTokenHash(token), token_sealed: box.seal(token) } : {}),
       updated_at: clock.now(),
-      updated_by: scope.user,
+      updated_by: scope.userId,
     });
   }
 
@@ -88,7 +88,7 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
     const wanted = [...new Set(ids)];
     const found = new Map<bigint, SavedReportRow>();
     for (const id of wanted) {
-      const row = await savedReports.getForChange(trx, scope.workspace, id);
+      const row = await savedReports.getForChange(trx, scope.workspaceId, id);
       if (row && reachable(asker(scope), row)) found.set(id, row);
     }
     if (found.size < wanted.length) throw savedReportsMissing(found.size, wanted.length);
@@ -104,9 +104,9 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
     const row = await savedReportByTokenHash(db, reportTokenHash(token));
     if (!row) throw sharedReportTokenInvalid();
     if (!row.public) {
-      if (callerId === undefined || storageId(callerId) === undefined) throw sharedReportTokenInvalid();
-      if (Number(callerId) !== row.user_id) {
-        const access = await identity.checkWorkspaceAccess({ userId: callerId, workspaceId: BigInt(row.workspace_id) });
+      if (callerId === undefined || rowId(callerId) === undefined) throw sharedReportTokenInvalid();
+      if (callerId !== row.user_id) {
+        const access = await identity.checkWorkspaceAccess({ userId: callerId, workspaceId: row.workspace_id });
         if (!access.allowed || !access.admin) throw sharedReportTokenInvalid();
       }
     }
@@ -126,13 +126,13 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
       async listSavedReports(req, ctx) {
         const scope = trackingScope(ctx);
         const page = listParameters(req);
-        const q = savedReports.query(db, scope.workspace);
-        if (!scope.admin) q.andWhere((w) => w.where("public", true).orWhere("user_id", scope.user));
+        const q = savedReports.query(db, scope.workspaceId);
+        if (!scope.admin) q.andWhere((w) => w.where("public", true).orWhere("user_id", idBinding(scope.userId)));
         if (req.fixedDates !== undefined) q.andWhere("fixed_daterange", req.fixedDates);
         if (req.public !== undefined) q.andWhere("public", req.public);
         if (req.name?.trim()) q.andWhereRaw("LOWER(name) LIKE ? ESCAPE '!'", [likePattern(req.name.trim())]);
         if (req.scheduled !== undefined) {
-          const scheduled = scheduledReports.query(db, scope.workspace).select("saved_report_id");
+          const scheduled = scheduledReports.query(db, scope.workspaceId).select("saved_report_id");
           if (req.scheduled) q.whereIn("id", scheduled);
           else q.whereNotIn("id", scheduled);
         }
@@ -141,7 +141,7 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
         else if (page.sortField === "updated_at") q.orderBy("updated_at", dir);
         q.orderBy("id", dir);
         const rows = ((await q.offset((page.page - 1) * page.perPage).limit(page.perPage)) as Record<string, unknown>[]).map((raw) => savedReports.read(raw));
-        return { savedReports: await answers(db, scope.workspace, rows) };
+        return { savedReports: await answers(db, scope.workspaceId, rows) };
       },
 
       async createSavedReport(req, ctx) {
@@ -152,8 +152,8 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
         const now = clock.now();
         const row = await storage.change((trx) =>
           savedReports.insert(trx, {
-            workspace_id: scope.workspace,
-            user_id: scope.user,
+            workspace_id: scope.workspaceId,
+            user_id: scope.userId,
             name: settings.name,
             params: settings.params,
             public: settings.public,
@@ -162,7 +162,7 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
             token_sealed: box.seal(token),
             created_at: now,
             updated_at: now,
-            updated_by: scope.user,
+            updated_by: scope.userId,
           }),
         );
         return { savedReport: savedReportMessage(row, token, []) };
@@ -187,7 +187,7 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
           }
           return out;
         });
-        return { savedReports: await answers(db, scope.workspace, rows) };
+        return { savedReports: await answers(db, scope.workspaceId, rows) };
       },
 
       async bulkDeleteSavedReports(req, ctx) {
@@ -195,9 +195,9 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
         const now = clock.now();
         const deleted = await storage.change(async (trx) => {
           const rows = [...(await lockedRows(trx, scope, req.ids, mayChange)).values()];
-          const answered = await answers(trx, scope.workspace, rows, now);
+          const answered = await answers(trx, scope.workspaceId, rows, now);
           for (const row of rows) {
-            await deleteSchedulesOf(trx, scope.workspace, row.id);
+            await deleteSchedulesOf(trx, scope.workspaceId, row.id);
             await savedReports.delete(trx, row);
           }
           return answered;
@@ -207,30 +207,30 @@ export function savedReportHandlers({ storage, clock, identity, box, memberScope
 
       async getSavedReport(req, ctx) {
         const scope = trackingScope(ctx);
-        const row = await savedReports.get(db, scope.workspace, req.reportId);
+        const row = await savedReports.get(db, scope.workspaceId, req.reportId);
         if (!row || !maySee(asker(scope), row)) throw savedReportNotFound(req.reportId);
-        return { savedReport: (await answers(db, scope.workspace, [row]))[0] };
+        return { savedReport: (await answers(db, scope.workspaceId, [row]))[0] };
       },
 
       async updateSavedReport(req, ctx) {
         const scope = trackingScope(ctx);
         const settings = changedSettings(req.report, savedReportTypeInvalidOnUpdate);
         const row = await storage.change(async (trx) => {
-          const existing = await savedReports.getForChange(trx, scope.workspace, req.reportId);
+          const existing = await savedReports.getForChange(trx, scope.workspaceId, req.reportId);
           if (!existing || !maySee(asker(scope), existing)) throw savedReportNotFound(req.reportId);
           return change(trx, scope, existing, settings);
         });
-        return { savedReport: (await answers(db, scope.workspace, [row]))[0] };
+        return { savedReport: (await answers(db, scope.workspaceId, [row]))[0] };
       },
 
       async deleteSavedReport(req, ctx) {
         const scope = trackingScope(ctx);
         const now = clock.now();
         const answer = await storage.change(async (trx) => {
-          const existing = await savedReports.getForChange(trx, scope.workspace, req.reportId);
+          const existing = await savedReports.getForChange(trx, scope.workspaceId, req.reportId);
           if (!existing || !mayChange(asker(scope), existing)) throw savedReportNotFound(req.reportId);
-          const [answered] = await answers(trx, scope.workspace, [existing], now);
-          await deleteSchedulesOf(trx, scope.workspace, existing.id);
+          const [answered] = await answers(trx, scope.workspaceId, [existing], now);
+          await deleteSchedulesOf(trx, scope.workspaceId, existing.id);
           await savedReports.delete(trx, existing);
           return answered;
         });

@@ -196,7 +196,7 @@ export function bulkInputs(body: JsonValue | undefined): SavedReportInput[] {
 
 /** Who asks: the caller's id and whether they administer the workspace. */
 export interface Asker {
-  userId: number;
+  userId: bigint;
   admin: boolean;
 }
 

@@ -25,10 +25,10 @@ export interface RunOptions {
 }
 
 /** The request of a kind from JSON parameters; what its report could not read is 400. */
-function requestOf<K extends ReportKind>(kind: K, params: JsonObject, workspace: number) {
+function requestOf<K extends ReportKind>(kind: K, params: JsonObject, workspace: bigint) {
   try {
     const plain = decodeMessage(REQUEST_OF[kind], params, "params");
-    return create(REQUEST_OF[kind], { ...(plain as MessageInitShape<(typeof REQUEST_OF)[K]>), workspaceId: BigInt(workspace) });
+    return create(REQUEST_OF[kind], { ...(plain as MessageInitShape<(typeof REQUEST_OF)[K]>), workspaceId: workspace });
   } catch (err) {
     if (err instanceof RestInputError) throw savedReportParamsInvalid(err.message);
     throw err;
@@ -54,7 +54,7 @@ async function runParams(identity: Client<typeof IdentityService>, row: SavedRep
   }
   if (!row.fixed_daterange && overrides.start_date === undefined) {
     const period = periodOf(row.params, kind);
-    const profile = await identity.getUserProfile({ userId: BigInt(row.user_id) });
+    const profile = await identity.getUserProfile({ userId: row.user_id });
     const days = periodDays(period, options.now, knownZone(profile.timezone), profile.beginningOfWeek);
     return { ...params, start_date: days.startDate, end_date: days.endDate, ...NO_TIMES, ...overrides };
   }
@@ -90,15 +90,15 @@ export async function runSavedReport<R extends ReportRows>(
 
 /** What a run's results name, by id: what the shared report's dictionaries answer. */
 export interface RunNames {
-  users: Map<number, string>;
-  projects: Map<number, { name: string; color: string; clientId: number | null; currency: string | null }>;
-  clients: Map<number, string>;
-  tasks: Map<number, { name: string; projectId: number }>;
-  tags: Map<number, string>;
+  users: Map<bigint, string>;
+  projects: Map<bigint, { name: string; color: string; clientId: bigint | null; currency: string | null }>;
+  clients: Map<bigint, string>;
+  tasks: Map<bigint, { name: string; projectId: bigint }>;
+  tags: Map<bigint, string>;
 }
 
 /** The ids of a summary's groups and sub-groups, by the dimension they are of. */
-function summaryIds(run: ReportRun, add: (dimension: Dimension, ids: Iterable<number | null>) => void): void {
+function summaryIds(run: ReportRun, add: (dimension: Dimension, ids: Iterable<bigint | null>) => void): void {
   const { grouping, subGrouping, groups } = run.summary!;
   for (const g of groups) {
     add(grouping, g.tagIds ?? [g.id]);
@@ -108,8 +108,8 @@ function summaryIds(run: ReportRun, add: (dimension: Dimension, ids: Iterable<nu
 
 /** Names of what the results refer to (read once, by id, from the workspace's tables and the members the context holds). */
 export async function runNames(db: Knex, run: ReportRun): Promise<RunNames> {
-  const ids: Record<Dimension, Set<number>> = { projects: new Set(), clients: new Set(), users: new Set(), tags: new Set(), tasks: new Set(), time_entries: new Set() };
-  const add = (dimension: Dimension, values: Iterable<number | null>) => {
+  const ids: Record<Dimension, Set<bigint>> = { projects: new Set(), clients: new Set(), users: new Set(), tags: new Set(), tasks: new Set(), time_entries: new Set() };
+  const add = (dimension: Dimension, values: Iterable<bigint | null>) => {
     for (const id of values) if (id !== null) ids[dimension].add(id);
   };
   if (run.summary) summaryIds(run, add);
@@ -123,8 +123,8 @@ export async function runNames(db: Knex, run: ReportRun): Promise<RunNames> {
     add("users", [row.userId]);
     add("projects", [row.projectId]);
   }
-  const found = await lookups(db, run.ctx.scope.workspace, { projects: ids.projects, clients: ids.clients, tasks: ids.tasks, tags: ids.tags });
-  const users = new Map<number, string>();
+  const found = await lookups(db, run.ctx.scope.workspaceId, { projects: ids.projects, clients: ids.clients, tasks: ids.tasks, tags: ids.tags });
+  const users = new Map<bigint, string>();
   for (const id of ids.users) users.set(id, run.ctx.people.get(id)?.name ?? "");
   return {
     users,

@@ -2,10 +2,10 @@ import type { Knex } from "../../../lib/db.js";
 import { ScopedTable } from "../../../lib/scoped-table.js";
 
 export interface SavedReportRow {
-  id: number;
-  workspace_id: number;
+  id: bigint;
+  workspace_id: bigint;
   /** The owner. */
-  user_id: number;
+  user_id: bigint;
   name: string;
   /** The report's parameters: a JSON object with `report_type`. */
   params: Record<string, unknown>;
@@ -17,7 +17,7 @@ export interface SavedReportRow {
   token_sealed: string;
   created_at: Date;
   updated_at: Date;
-  updated_by: number;
+  updated_by: bigint;
 }
 
 /** A workspace's saved reports, oldest first. */

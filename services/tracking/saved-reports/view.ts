@@ -1,4 +1,5 @@
 import { create, type JsonObject } from "@bufbuild/protobuf";
+import { compareIds } from "../../../lib/ids.js";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import {
   RunSharedReportResponseSchema,
@@ -17,22 +18,22 @@ import type { SavedReportRow } from "./store.js";
 
 /** The users and groups a saved report's schedules mail it to, once each, ascending. */
 function recipientsOf(schedules: ScheduledReportRow[]) {
-  const ids = (pick: (s: ScheduledReportRow) => number[]) => [...new Set(schedules.flatMap(pick))].sort((a, b) => a - b).map(BigInt);
+  const ids = (pick: (s: ScheduledReportRow) => bigint[]) => [...new Set(schedules.flatMap(pick))].sort(compareIds);
   return { scheduledEmailUids: ids((s) => s.user_ids), scheduledEmailGids: ids((s) => s.group_ids) };
 }
 
 /** A saved report as the API answers it, its token opened; `deletedAt` in the answer of its deletion. */
 export function savedReportMessage(row: SavedReportRow, token: string, schedules: ScheduledReportRow[], deletedAt?: Date): SavedReport {
   return create(SavedReportSchema, {
-    id: BigInt(row.id),
+    id: row.id,
     name: row.name,
     params: JSON.stringify(row.params),
     public: row.public,
     fixedDaterange: row.fixed_daterange,
     token,
-    uid: BigInt(row.user_id),
+    uid: row.user_id,
     updatedAt: timestampFromDate(row.updated_at),
-    updatedBy: BigInt(row.updated_by),
+    updatedBy: row.updated_by,
     deletedAt: deletedAt ? timestampFromDate(deletedAt) : undefined,
     isNAResource: false,
     isCommentingEnabled: false,
@@ -48,13 +49,13 @@ function totalsOf(run: ReportRun) {
 
 /** What the results name, by id (dictionary.ReportDictionaries); users by name only. */
 function dictionaries(names: RunNames) {
-  const byId = <T, R>(map: Map<number, T>, make: (id: number, value: T) => R) => Object.fromEntries([...map].map(([id, v]) => [String(id), make(id, v)]));
-  const named = (map: Map<number, string>) => byId(map, (id, name) => ({ id: BigInt(id), name }));
+  const byId = <T, R>(map: Map<bigint, T>, make: (id: bigint, value: T) => R) => Object.fromEntries([...map].map(([id, v]) => [String(id), make(id, v)]));
+  const named = (map: Map<bigint, string>) => byId(map, (id, name) => ({ id, name }));
   return {
     clients: named(names.clients),
-    projects: byId(names.projects, (id, p) => ({ id: BigInt(id), name: p.name, color: p.color, clientId: p.clientId === null ? undefined : BigInt(p.clientId), currency: p.currency ?? undefined })),
+    projects: byId(names.projects, (id, p) => ({ id, name: p.name, color: p.color, clientId: p.clientId ?? undefined, currency: p.currency ?? undefined })),
     tags: named(names.tags),
-    tasks: byId(names.tasks, (id, t) => ({ id: BigInt(id), name: t.name, projectId: BigInt(t.projectId) })),
+    tasks: byId(names.tasks, (id, t) => ({ id, name: t.name, projectId: t.projectId })),
     userGroups: {},
     users: named(names.users),
   };

@@ -11,13 +11,13 @@ import { scheduledReportSends, scheduledReports, type ScheduledReportRow } from 
 
 function scheduledReportMessage(row: ScheduledReportRow): ScheduledReport {
   return create(ScheduledReportSchema, {
-    reportId: BigInt(row.id),
-    workspaceId: BigInt(row.workspace_id),
-    bookmarkId: BigInt(row.saved_report_id),
-    creatorId: BigInt(row.creator_id),
+    reportId: row.id,
+    workspaceId: row.workspace_id,
+    bookmarkId: row.saved_report_id,
+    creatorId: row.creator_id,
     frequency: row.frequency,
-    userIds: row.user_ids.map(BigInt),
-    groupIds: row.group_ids.map(BigInt),
+    userIds: row.user_ids,
+    groupIds: row.group_ids,
     createdAt: timestampFromDate(row.created_at),
   });
 }
@@ -29,13 +29,13 @@ export function scheduledReportHandlers({ storage, clock, identity }: ResourceKi
     router.service(ScheduledReportService, {
       async listScheduledReports(req, ctx) {
         const scope = trackingScope(ctx);
-        return { scheduledReports: (await scheduledReports.list(db, scope.workspace)).map(scheduledReportMessage) };
+        return { scheduledReports: (await scheduledReports.list(db, scope.workspaceId)).map(scheduledReportMessage) };
       },
 
       async createScheduledReport(req, ctx) {
         const scope = trackingScope(ctx);
         const settings = scheduleSettings(req.schedule);
-        if (!(await savedReports.get(db, scope.workspace, BigInt(settings.savedReportId)))) throw bookmarkNotFound();
+        if (!(await savedReports.get(db, scope.workspaceId, settings.savedReportId))) throw bookmarkNotFound();
         const workspaceId = scope.workspaceId;
         const [{ members }, { groups }] = await Promise.all([
           identity.listWorkspaceMembers({ workspaceId }),
@@ -48,14 +48,14 @@ export function scheduledReportHandlers({ storage, clock, identity }: ResourceKi
         );
         const row = await storage.change(async (trx) => {
           // The saved report may have gone since: a schedule never outlives it.
-          if (!(await savedReports.getForChange(trx, scope.workspace, BigInt(settings.savedReportId)))) throw bookmarkNotFound();
+          if (!(await savedReports.getForChange(trx, scope.workspaceId, settings.savedReportId))) throw bookmarkNotFound();
           return scheduledReports.insert(trx, {
-            workspace_id: scope.workspace,
+            workspace_id: scope.workspaceId,
             saved_report_id: settings.savedReportId,
             frequency: settings.frequency,
             user_ids: recipients.userIds,
             group_ids: recipients.groupIds,
-            creator_id: scope.user,
+            creator_id: scope.userId,
             created_at: clock.now(),
           });
         });
@@ -64,8 +64,8 @@ export function scheduledReportHandlers({ storage, clock, identity }: ResourceKi
 
       async deleteScheduledReport(req, ctx) {
         const scope = trackingScope(ctx);
-        await changeRow(storage, scheduledReports, { scope: scope.workspace, id: req.reportId, missing: scheduledReportNotFound }, async (existing, trx) => {
-          await scheduledReportSends.query(trx, scope.workspace).where({ scheduled_report_id: existing.id }).delete();
+        await changeRow(storage, scheduledReports, { scope: scope.workspaceId, id: req.reportId, missing: scheduledReportNotFound }, async (existing, trx) => {
+          await scheduledReportSends.query(trx, scope.workspaceId).where({ scheduled_report_id: existing.id }).delete();
           await scheduledReports.delete(trx, existing);
         });
         return {};

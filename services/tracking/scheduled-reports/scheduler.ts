@@ -79,14 +79,14 @@ export class ScheduledReportScheduler extends LeasedWork {
 
   private async settle(schedule: ScheduledReportRow, now: Date): Promise<void> {
     const { db } = this.storage;
-    const report = await savedReports.get(db, schedule.workspace_id, BigInt(schedule.saved_report_id));
+    const report = await savedReports.get(db, schedule.workspace_id, schedule.saved_report_id);
     if (!report) return;
     // Each recipient's latest ended period in its own zone; one that ended before the schedule was made is not the schedule's.
     const due = (await this.recipients(schedule))
-      .map((member) => ({ member, userId: Number(member.userId), period: lastEndedPeriod(schedule.frequency, now, member.timezone, member.beginningOfWeek) }))
+      .map((member) => ({ member, userId: member.userId, period: lastEndedPeriod(schedule.frequency, now, member.timezone, member.beginningOfWeek) }))
       .filter(({ period }) => period.end > schedule.created_at);
     if (due.length === 0) return;
-    const sent = new Map<number, number>(
+    const sent = new Map<bigint, number>(
       (await scheduledReportSends.query(db, schedule.workspace_id).where({ scheduled_report_id: schedule.id }).select("user_id", "period_start")).map((raw: Record<string, unknown>) => {
         const row = scheduledReportSends.read(raw);
         return [row.user_id, row.period_start.getTime()];
@@ -139,13 +139,13 @@ export class ScheduledReportScheduler extends LeasedWork {
 
   /** The schedule's active members: named ones and those of its groups that are assigned to the workspace. */
   private async recipients(schedule: ScheduledReportRow): Promise<WorkspaceMember[]> {
-    const workspaceId = BigInt(schedule.workspace_id);
+    const workspaceId = schedule.workspace_id;
     const [{ members }, { groups }] = await Promise.all([
       this.identity.listWorkspaceMembers({ workspaceId }),
-      schedule.group_ids.length ? this.identity.resolveGroups({ workspaceId, groupIds: schedule.group_ids.map(BigInt) }) : { groups: [] },
+      schedule.group_ids.length ? this.identity.resolveGroups({ workspaceId, groupIds: schedule.group_ids }) : { groups: [] },
     ]);
     const wanted = new Set(schedule.user_ids);
-    for (const g of groups) if (g.workspaceIds.includes(workspaceId)) for (const u of g.userIds) wanted.add(Number(u));
-    return members.filter((m) => m.active && m.email && wanted.has(Number(m.userId)));
+    for (const g of groups) if (g.workspaceIds.includes(workspaceId)) for (const u of g.userIds) wanted.add(u);
+    return members.filter((m) => m.active && m.email && wanted.has(m.userId));
   }
 }

@@ -9,18 +9,17 @@ import { liveName, tags, type TagRow } from "./store.js";
 
 /** Who changes tags where (a WorkspaceScope has these). */
 export interface TagActor {
-  workspace: number;
   workspaceId: bigint;
   userId: bigint;
 }
 
 export function tagMessage(row: TagRow): Tag {
   return create(TagSchema, {
-    id: BigInt(row.id),
-    workspaceId: BigInt(row.workspace_id),
+    id: row.id,
+    workspaceId: row.workspace_id,
     name: row.name,
     at: timestampFromDate(row.at),
-    creatorId: BigInt(row.creator_id),
+    creatorId: row.creator_id,
     deletedAt: row.deleted_at ? timestampFromDate(row.deleted_at) : undefined,
   });
 }
@@ -34,7 +33,7 @@ export const tagEvent = (action: EntityAction, row: TagRow, actor: TagActor) =>
  * the same name ignoring case makes the change fail with a unique violation (`onDuplicate`).
  */
 export async function insertTag(trx: Knex.Transaction, emit: Emit, actor: TagActor, name: string, now: Date): Promise<TagRow> {
-  const row = await tags.insert(trx, { workspace_id: actor.workspace, name, live_name: liveName(name), creator_id: Number(actor.userId), at: now, deleted_at: null });
+  const row = await tags.insert(trx, { workspace_id: actor.workspaceId, name, live_name: liveName(name), creator_id: actor.userId, at: now, deleted_at: null });
   await emit(tagEvent("created", row, actor));
   return row;
 }

@@ -19,7 +19,7 @@ export function checkMayManageTags(scope: WorkspaceScope): void {
 export const MAX_BULK_DELETE_TAGS = 1000;
 
 /** The ids of a bulk delete's body: a JSON array of tag ids. */
-export function tagIdsOf(body: JsonValue | undefined): number[] {
+export function tagIdsOf(body: JsonValue | undefined): bigint[] {
   const read = idsOfJson(body, MAX_BULK_DELETE_TAGS);
   if ("ids" in read) return read.ids;
   throw read.invalid === "too_many" ? tooManyIds("tag_ids", MAX_BULK_DELETE_TAGS) : tagIdsInvalid();

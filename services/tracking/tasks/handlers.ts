@@ -4,6 +4,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { applyEach, parseIdList, parsePatchOperations } from "../../../lib/bulk-patch.js";
 import { TaskService, type TaskInput } from "../../../gen/tracking/v1/tasks_pb.js";
 import type { Knex } from "../../../lib/db.js";
+import { findableId, idBinding } from "../../../lib/ids.js";
 import { likePattern } from "../../../lib/scoped-table.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
 import type { Emit } from "../../../lib/storage.js";
@@ -22,7 +23,7 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
 
   /** The live project of the path that the caller sees (400 "Invalid project_id" otherwise). */
   async function projectOf(q: Knex, scope: TrackingScope, projectId: bigint): Promise<ProjectRow> {
-    const project = await projects.getLive(q, scope.workspace, projectId);
+    const project = await projects.getLive(q, scope.workspaceId, projectId);
     if (!project || !(await canSee(q, scope.viewer, project))) throw invalidProject();
     return project;
   }
@@ -37,7 +38,7 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
 
   /** A live task of the project, locked when in a change. */
   async function taskOf(q: Knex, scope: TrackingScope, project: ProjectRow, taskId: bigint, lock: boolean): Promise<TaskRow> {
-    const task = lock ? await tasks.getForChange(q as Knex.Transaction, scope.workspace, taskId) : await tasks.get(q, scope.workspace, taskId);
+    const task = lock ? await tasks.getForChange(q as Knex.Transaction, scope.workspaceId, taskId) : await tasks.get(q, scope.workspaceId, taskId);
     if (!task || task.server_deleted_at || task.project_id !== project.id) throw invalidTask();
     return task;
   }
@@ -49,9 +50,9 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
     if (!answer.members.some((m) => m.userId === userId)) throw invalidUser();
   }
 
-  async function checkNameFree(trx: Knex.Transaction, scope: TrackingScope, projectId: number, sortName: string, except?: number): Promise<void> {
-    const q = tasks.query(trx, scope.workspace).where({ project_id: projectId, sort_name: sortName }).whereNull("server_deleted_at");
-    if (except !== undefined) q.andWhereNot("id", except);
+  async function checkNameFree(trx: Knex.Transaction, scope: TrackingScope, projectId: bigint, sortName: string, except?: bigint): Promise<void> {
+    const q = tasks.query(trx, scope.workspaceId).where({ project_id: projectId, sort_name: sortName }).whereNull("server_deleted_at");
+    if (except !== undefined) q.andWhereNot("id", idBinding(except));
     if (await q.first("id")) throw nameTaken();
   }
 
@@ -63,7 +64,7 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
     }
     if (input.active !== undefined) out.active = input.active;
     if (input.estimatedSeconds !== undefined) out.estimated_seconds = input.estimatedSeconds === 0n ? null : Number(input.estimatedSeconds);
-    if (input.userId !== undefined) out.user_id = input.userId === 0n ? null : Number(input.userId);
+    if (input.userId !== undefined) out.user_id = input.userId === 0n ? null : input.userId;
     return out;
   }
 
@@ -100,8 +101,8 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
 
   /** The live tasks of the live projects the viewer sees. */
   function visibleTasks(scope: TrackingScope): Knex.QueryBuilder {
-    const visible = visibleTo(db, projects.query(db, scope.workspace).whereNull("server_deleted_at"), scope.viewer).select("id");
-    return tasks.query(db, scope.workspace).whereIn("project_id", visible);
+    const visible = visibleTo(db, projects.query(db, scope.workspaceId).whereNull("server_deleted_at"), scope.viewer).select("id");
+    return tasks.query(db, scope.workspaceId).whereIn("project_id", visible);
   }
 
   async function answer(row: TaskRow) {
@@ -117,7 +118,7 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
       async listProjectTasks(req, ctx) {
         const scope = trackingScope(ctx);
         const project = await projectOf(db, scope, req.projectId);
-        const rows = await tasks.list(db, scope.workspace, { where: { project_id: project.id, server_deleted_at: null } });
+        const rows = await tasks.list(db, scope.workspaceId, { where: { project_id: project.id, server_deleted_at: null } });
         return { tasks: await taskMessages(db, rows) };
       },
 
@@ -132,17 +133,17 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
           await checkNameFree(trx, scope, project.id, changes.sort_name!);
           const now = clock.now();
           const created = await tasks.insert(trx, {
-            workspace_id: scope.workspace,
+            workspace_id: scope.workspaceId,
             project_id: project.id,
             name: changes.name!,
             sort_name: changes.sort_name!,
             active: changes.active ?? true,
             // The reference: "if omitted, will use requester user ID".
-            user_id: input.userId === undefined ? scope.user : (changes.user_id ?? null),
+            user_id: input.userId === undefined ? scope.userId : (changes.user_id ?? null),
             estimated_seconds: changes.estimated_seconds ?? null,
             rate: null,
             rate_last_updated: null,
-            creator_id: scope.user,
+            creator_id: scope.userId,
             created_at: now,
             at: now,
             server_deleted_at: null,
@@ -188,7 +189,7 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
         if (req.since !== undefined) q.where("at", ">=", new Date(Number(req.since) * 1000));
         else q.whereNull("server_deleted_at");
         if (active !== undefined) q.where("active", active);
-        if (req.pid !== undefined) q.where("project_id", Number(req.pid));
+        if (req.pid !== undefined) q.where("project_id", idBinding(findableId(req.pid)));
         if (from) q.where("at", ">=", from);
         if (to) q.where("at", "<", to);
         return taskPage(q, req);
@@ -218,9 +219,9 @@ export function taskHandlers({ storage, clock, identity }: ResourceKit) {
         const result = await applyEach(ids, async (id) => {
           // A bad name fails each task alike, in its own entry of `failure`.
           const changes = changesOf(input);
-          await storage.change(async (trx, emit) => void (await changeTask(trx, emit, scope, req.projectId, BigInt(id), changes)));
+          await storage.change(async (trx, emit) => void (await changeTask(trx, emit, scope, req.projectId, id, changes)));
         });
-        return { success: result.success.map(BigInt), failure: result.failure.map((f) => ({ id: BigInt(f.id), message: f.message })) };
+        return result;
       },
     });
 }

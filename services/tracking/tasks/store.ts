@@ -2,20 +2,20 @@ import type { Knex } from "../../../lib/db.js";
 import { ScopedTable } from "../../../lib/scoped-table.js";
 
 export interface TaskRow {
-  id: number;
-  workspace_id: number;
-  project_id: number;
+  id: bigint;
+  workspace_id: bigint;
+  project_id: bigint;
   name: string;
   /** `name` lower-cased (the lists' order). */
   sort_name: string;
   /** false: done. */
   active: boolean;
   /** The assignee, if any. */
-  user_id: number | null;
+  user_id: bigint | null;
   estimated_seconds: number | null;
   rate: number | null;
   rate_last_updated: Date | null;
-  creator_id: number;
+  creator_id: bigint;
   created_at: Date;
   at: Date;
   /** Set when the task (or its project) is deleted. */

@@ -2,6 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { TaskSchema, type Task } from "../../../gen/tracking/v1/tasks_pb.js";
 import type { Knex } from "../../../lib/db.js";
+import { idBinding } from "../../../lib/ids.js";
 import { entityEvent } from "../../../lib/events.js";
 import type { EntityAction } from "../../../lib/event-catalog.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
@@ -18,11 +19,11 @@ interface ProjectInfo {
 
 export function taskMessage(row: TaskRow, info: ProjectInfo, trackedSeconds: number): Task {
   return create(TaskSchema, {
-    id: BigInt(row.id),
+    id: row.id,
     name: row.name,
-    workspaceId: BigInt(row.workspace_id),
-    projectId: BigInt(row.project_id),
-    userId: row.user_id === null ? undefined : BigInt(row.user_id),
+    workspaceId: row.workspace_id,
+    projectId: row.project_id,
+    userId: row.user_id ?? undefined,
     active: row.active,
     at: timestampFromDate(row.at),
     estimatedSeconds: row.estimated_seconds === null ? undefined : BigInt(row.estimated_seconds),
@@ -41,15 +42,20 @@ export function taskMessage(row: TaskRow, info: ProjectInfo, trackedSeconds: num
 
 /** The tasks as answered, with their projects' name, color and client, and their tracked time. */
 export async function taskMessages(db: Knex, rows: TaskRow[]): Promise<Task[]> {
-  const byWorkspace = new Map<number, TaskRow[]>();
+  const byWorkspace = new Map<bigint, TaskRow[]>();
   for (const row of rows) byWorkspace.set(row.workspace_id, [...(byWorkspace.get(row.workspace_id) ?? []), row]);
-  const info = new Map<number, ProjectInfo>();
-  const tracked = new Map<number, number>();
+  const info = new Map<bigint, ProjectInfo>();
+  const tracked = new Map<bigint, number>();
   for (const [workspace, list] of byWorkspace) {
-    const projectRows: ProjectRow[] = (await projects.query(db, workspace).whereIn("id", [...new Set(list.map((t) => t.project_id))])).map((raw: Record<string, unknown>) => projects.read(raw));
-    const clientIds = [...new Set(projectRows.map((p) => p.client_id).filter((id): id is number => id !== null))];
-    const names = new Map<number, string>();
-    if (clientIds.length > 0) for (const raw of await clients.query(db, workspace).whereIn("id", clientIds)) names.set(Number(raw.id), clients.read(raw).name);
+    const projectRows: ProjectRow[] = (await projects.query(db, workspace).whereIn("id", [...new Set(list.map((t) => t.project_id))].map(idBinding))).map((raw: Record<string, unknown>) => projects.read(raw));
+    const clientIds = [...new Set(projectRows.map((p) => p.client_id).filter((id): id is bigint => id !== null))];
+    const names = new Map<bigint, string>();
+    if (clientIds.length > 0) {
+      for (const raw of await clients.query(db, workspace).whereIn("id", clientIds.map(idBinding))) {
+        const client = clients.read(raw);
+        names.set(client.id, client.name);
+      }
+    }
     for (const project of projectRows) info.set(project.id, { project, clientName: project.client_id === null ? undefined : names.get(project.client_id) });
     for (const [id, seconds] of await trackedSeconds(db, workspace, "task_id", list.map((t) => t.id))) tracked.set(id, seconds);
   }

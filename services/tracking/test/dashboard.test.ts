@@ -19,7 +19,7 @@ const base = `/api/v9/workspaces/${owner.workspaceId}/dashboard`;
 const open = await w.project("Open");
 const secret = await w.project("Secret", { is_private: true });
 await w.tracking.transaction((trx) =>
-  projectUsers.insert(trx, { workspace_id: owner.workspaceId, project_id: secret.id, user_id: owner.id, manager: true, rate: null, labour_cost: null, rate_last_updated: null, labour_cost_last_updated: null, at: clock.now() }),
+  projectUsers.insert(trx, { workspace_id: BigInt(owner.workspaceId), project_id: secret.id, user_id: BigInt(owner.id), manager: true, rate: null, labour_cost: null, rate_last_updated: null, labour_cost_last_updated: null, at: clock.now() }),
 );
 
 let nextTask = 500;

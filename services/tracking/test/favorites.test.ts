@@ -163,7 +163,7 @@ t.test("suggestions make nothing for a caller who already has favorites or no en
 
 t.test("the suggestion rule groups equal entries and skips those without description and project", async (t) => {
   const at = (h: number) => new Date(Date.UTC(2025, 0, 1, h));
-  const e = (description: string | null, project_id: number | null, h: number, tag_ids: number[] = []) => ({ workspace_id: 1, description, project_id, task_id: null, billable: false, tag_ids, start: at(h) });
-  const out = suggestedPatterns([e("a", null, 1, [2, 1]), e(" a ", null, 2, [1, 2]), e(null, null, 3), e("b", null, 4), e(null, 7, 5)]);
-  t.same(out.map((p) => [p.description, p.project_id, p.tag_ids]), [["a", null, [1, 2]], [null, 7, []], ["b", null, []]]);
+  const e = (description: string | null, project_id: bigint | null, h: number, tag_ids: bigint[] = []) => ({ workspace_id: 1n, description, project_id, task_id: null, billable: false, tag_ids, start: at(h) });
+  const out = suggestedPatterns([e("a", null, 1, [2n, 1n]), e(" a ", null, 2, [1n, 2n]), e(null, null, 3), e("b", null, 4), e(null, 7n, 5)]);
+  t.same(out.map((p) => [p.description, p.project_id, p.tag_ids]), [["a", null, [1n, 2n]], [null, 7n, []], ["b", null, []]]);
 });

@@ -24,13 +24,13 @@ const crew = await createGroup(owner, world.organizationId, "Crew");
 const pilots = await createGroup(owner, world.organizationId, "Pilots");
 const foreign = await createGroup(stranger, await ownOrganization(sys, stranger), "Foreign");
 
-async function assign(projectId: number, groupId: number, user: TrackUser = owner) {
+async function assign(projectId: bigint, groupId: number, user: TrackUser = owner) {
   const res = await sys.api("POST", base, { auth: user.auth, body: { project_id: projectId, group_id: groupId } });
   if (res.status !== 200) throw new Error(`assign group: ${res.status} ${res.text}`);
   return res.body;
 }
 
-async function list(projectIds: number[], user: TrackUser = owner) {
+async function list(projectIds: bigint[], user: TrackUser = owner) {
   const res = await sys.api("GET", `${base}?project_ids=${projectIds.join(",")}`, { auth: user.auth });
   if (res.status !== 200) throw new Error(`list project groups: ${res.status} ${res.text}`);
   return res.body;
@@ -137,7 +137,7 @@ t.test("create and delete are emitted as project_group events", async (t) => {
   await sys.api("DELETE", `${base}/${link.id}`, { auth: owner.auth });
   const events = (await world.events("project_group")).filter((e) => e.objectId === String(link.id));
   t.same(events.map((e) => e.action), ["created", "deleted"]);
-  t.same(eventObject(events[0], ProjectGroupSchema).pid, BigInt(project.id));
+  t.same(eventObject(events[0], ProjectGroupSchema).pid, project.id);
   t.same(eventObject(events[1], ProjectGroupSchema).groupId, BigInt(pilots));
 });
 

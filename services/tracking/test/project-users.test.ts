@@ -1,6 +1,7 @@
 import t from "tap";
 import { startTestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
+import { jsonIds } from "../../../lib/ids.js";
 import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { ProjectUserSchema } from "../../../gen/tracking/v1/project_users_pb.js";
 import { eventObject, expectRefusals, trackingWorld } from "./tracking-support.js";
@@ -75,7 +76,7 @@ t.test("rates and labour costs need a premium workspace; rate_change_mode takes 
     [{ rate_change_mode: "start-today" }, premiumNeeded("rate_change_mode").rawMessage],
   ] as const) {
     const res = await sys.api("POST", base, { auth: owner.auth, body: { project_id: project.id, user_id: bob.id, ...body } });
-    t.equal(res.status, 402, JSON.stringify(body));
+    t.equal(res.status, 402, JSON.stringify(body, jsonIds));
     t.equal(res.body, message);
   }
   t.same(await list(`?project_ids=${project.id}`), [], "a refused create changes nothing");
@@ -111,7 +112,7 @@ t.test("update changes manager and rates; Missing data and the other rows", asyn
   t.not(res.body.at, pu.at);
   for (const body of [{}, { rate_change_mode: "start-today" }]) {
     const missing = await sys.api("PUT", `${base}/${pu.id}`, { auth: owner.auth, body });
-    t.equal(missing.status, 400, JSON.stringify(body));
+    t.equal(missing.status, 400, JSON.stringify(body, jsonIds));
     t.equal(missing.body, projectUserChangeMissing().rawMessage);
   }
   const empty = await sys.api("PUT", `${base}/${pu.id}`, { auth: owner.auth });
@@ -270,7 +271,7 @@ t.test("PATCH refuses malformed requests as a whole, with the specification's me
     [`${pu.id}`, [{ op: "replace", path: "/rate", value: "ten" }], "/rate expects a number or null"],
   ] as const) {
     const res = await sys.api("PATCH", `${base}/${encodeURIComponent(ids)}`, { auth: owner.auth, body });
-    t.equal(res.status, 400, `${ids} ${JSON.stringify(body)}`);
+    t.equal(res.status, 400, `${ids} ${JSON.stringify(body, jsonIds)}`);
     t.equal(res.body, message);
   }
   const long = await sys.api("PATCH", `${base}/${tooMany}`, { auth: owner.auth, body: [{ op: "replace", path: "/manager", value: true }] });

@@ -30,9 +30,9 @@ const beta = await w.project("Beta", { template: true });
 const secret = await w.project("Secret", { is_private: true, template: true });
 const gone = await w.project("Gone", { server_deleted_at: clock.now() });
 const weekly = await w.project("Weekly", { recurring: true, recurring_parameters: { period: "weekly", custom_period: null, project_start_date: "2026-03-02" } });
-const foreign = await w.project("Foreign", { workspace_id: stranger.workspaceId, creator_id: stranger.id });
+const foreign = await w.project("Foreign", { workspace_id: BigInt(stranger.workspaceId), creator_id: BigInt(stranger.id) });
 
-async function entry(projectId: number, start: string, duration: number, values: Record<string, unknown> = {}) {
+async function entry(projectId: bigint, start: string, duration: number, values: Record<string, unknown> = {}) {
   const at = new Date(start);
   await w.tracking.transaction((trx) =>
     timeEntries.insert(trx, {
@@ -44,11 +44,11 @@ async function entry(projectId: number, start: string, duration: number, values:
 }
 
 t.test("billable-amounts answers the live projects among the ids that the caller sees", async (t) => {
-  const res = await sys.api("POST", `${base}/billable-amounts`, { auth: member.auth, body: { project_ids: [alpha.id, secret.id, gone.id, foreign.id, alpha.id, 999999] } });
+  const res = await sys.api("POST", `${base}/billable-amounts`, { auth: member.auth, body: { project_ids: [alpha.id, secret.id, gone.id, foreign.id, alpha.id, 999999n].map(Number) } });
   t.equal(res.status, 200, res.text);
-  t.same(res.body.map((p: { id: number }) => p.id), [alpha.id]);
+  t.same(res.body.map((p: { id: number }) => p.id), [Number(alpha.id)]);
   t.equal(res.body[0].name, "Alpha");
-  const admin = await sys.api("POST", `${base}/billable-amounts`, { auth: owner.auth, body: { project_ids: [secret.id, alpha.id] } });
+  const admin = await sys.api("POST", `${base}/billable-amounts`, { auth: owner.auth, body: { project_ids: [secret.id, alpha.id].map(Number) } });
   t.same(admin.body.map((p: { name: string }) => p.name), ["Alpha", "Secret"]);
   const none = await sys.api("POST", `${base}/billable-amounts`, { auth: owner.auth, body: {} });
   t.equal(none.status, 200);
@@ -98,7 +98,7 @@ t.test("periods refuses bad dates, reversed ranges and projects the caller canno
 });
 
 t.test("pin: one pin in a free workspace, a hundred in a paid one; pinned shows for the pinner only", async (t) => {
-  const pin = (id: number, pin: boolean | undefined, user: TrackUser = member) => sys.api("POST", `${base}/${id}/pin`, { auth: user.auth, body: pin === undefined ? {} : { pin } });
+  const pin = (id: bigint, pin: boolean | undefined, user: TrackUser = member) => sys.api("POST", `${base}/${id}/pin`, { auth: user.auth, body: pin === undefined ? {} : { pin } });
   const first = await pin(alpha.id, true);
   t.equal(first.status, 200, first.text);
   t.equal(first.text, "");
@@ -112,7 +112,7 @@ t.test("pin: one pin in a free workspace, a hundred in a paid one; pinned shows 
   const others = await sys.api("GET", `${base}/${alpha.id}`, { auth: owner.auth });
   t.equal(others.body.pinned, false, "pins are the user's own");
   const list = await sys.api("GET", base, { auth: member.auth });
-  t.same(list.body.filter((p: { pinned: boolean }) => p.pinned).map((p: { id: number }) => p.id), [alpha.id]);
+  t.same(list.body.filter((p: { pinned: boolean }) => p.pinned).map((p: { id: number }) => p.id), [Number(alpha.id)]);
 
   const weeklyPin = await w.tracking("project_pins").insert({ workspace_id: owner.workspaceId, project_id: weekly.id, user_id: member.id, created_at: clock.now() });
   t.ok(weeklyPin);
@@ -143,7 +143,7 @@ t.test("pin: one pin in a free workspace, a hundred in a paid one; pinned shows 
 });
 
 t.test("pin refuses projects the caller cannot see with 404", async (t) => {
-  for (const id of [secret.id, gone.id, foreign.id, 999999]) {
+  for (const id of [secret.id, gone.id, foreign.id, 999999n]) {
     const res = await sys.api("POST", `${base}/${id}/pin`, { auth: member.auth, body: { pin: true } });
     t.equal(res.status, 404, String(id));
     t.equal(res.body, projectNotAccessible().rawMessage);
@@ -176,12 +176,12 @@ t.test("me/projects/paginated: the caller's projects in id order from start_proj
   t.equal(all.status, 200);
   const ids: number[] = all.body.map((p: { id: number }) => p.id);
   t.same(ids, [...ids].sort((a, b) => a - b));
-  t.ok(ids.includes(alpha.id) && ids.includes(weekly.id));
-  t.notOk(ids.includes(secret.id) || ids.includes(gone.id) || ids.includes(foreign.id));
+  t.ok(ids.includes(Number(alpha.id)) && ids.includes(Number(weekly.id)));
+  t.notOk(ids.includes(Number(secret.id)) || ids.includes(Number(gone.id)) || ids.includes(Number(foreign.id)));
   const page = await sys.api("GET", `/api/v9/me/projects/paginated?per_page=2&start_project_id=${ids[1]}`, { auth: member.auth });
   t.same(page.body.map((p: { id: number }) => p.id), ids.slice(1, 3));
   const since = await sys.api("GET", `/api/v9/me/projects/paginated?since=${Math.floor(clock.now().getTime() / 1000) - 3600}`, { auth: owner.auth });
-  t.ok(since.body.some((p: { id: number; server_deleted_at: string | null }) => p.id === gone.id && p.server_deleted_at !== null), "since lists deleted ones");
+  t.ok(since.body.some((p: { id: number; server_deleted_at: string | null }) => p.id === Number(gone.id) && p.server_deleted_at !== null), "since lists deleted ones");
   const bad = await sys.api("GET", "/api/v9/me/projects/paginated?per_page=x", { auth: member.auth });
   t.equal(bad.status, 400);
   const anonymous = await sys.api("GET", "/api/v9/me/projects/paginated");
@@ -190,7 +190,7 @@ t.test("me/projects/paginated: the caller's projects in id order from start_proj
 
 t.test("a project user of a private project sees it in every list", async (t) => {
   await w.tracking.transaction((trx) =>
-    projectUsers.insert(trx, { workspace_id: owner.workspaceId, project_id: secret.id, user_id: member.id, manager: false, rate: null, labour_cost: null, rate_last_updated: null, labour_cost_last_updated: null, at: clock.now() }),
+    projectUsers.insert(trx, { workspace_id: BigInt(owner.workspaceId), project_id: secret.id, user_id: BigInt(member.id), manager: false, rate: null, labour_cost: null, rate_last_updated: null, labour_cost_last_updated: null, at: clock.now() }),
   );
   const templates = await sys.api("GET", `${base}/templates`, { auth: member.auth });
   t.same(templates.body.map((p: { name: string }) => p.name), ["Beta", "Secret"]);

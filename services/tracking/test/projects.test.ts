@@ -68,7 +68,7 @@ t.test("defaults: today's start, a palette color, the creator as manager", async
   t.equal(p.start_date, "2026-03-15");
   t.match(p.color, /^#[0-9a-f]{6}$/);
   t.equal(p.end_date, null);
-  const pu = await projectUsers.list(w.tracking, owner.workspaceId, { where: { project_id: p.id } });
+  const pu = await projectUsers.list(w.tracking, BigInt(owner.workspaceId), { where: { project_id: p.id } });
   t.same(pu.map((r) => [r.user_id, r.manager]), [[owner.id, true]]);
 });
 
@@ -192,7 +192,7 @@ t.test("private projects are seen by admins, their project users and their group
   t.equal(hidden.status, 400);
   t.equal(hidden.body, invalidProject().rawMessage);
   await w.tracking.transaction((trx) =>
-    projectUsers.insert(trx, { workspace_id: owner.workspaceId, project_id: secret.id, user_id: member.id, manager: false, rate: null, labour_cost: null, rate_last_updated: null, labour_cost_last_updated: null, at: clock.now() }),
+    projectUsers.insert(trx, { workspace_id: BigInt(owner.workspaceId), project_id: secret.id, user_id: BigInt(member.id), manager: false, rate: null, labour_cost: null, rate_last_updated: null, labour_cost_last_updated: null, at: clock.now() }),
   );
   t.ok((await names("?name=project", member)).includes("Secret Project"), "a project user sees it");
   t.equal((await sys.api("GET", `${base}/${secret.id}`, { auth: member.auth })).status, 200);
@@ -202,7 +202,7 @@ t.test("private projects are seen by admins, their project users and their group
   const [groupId] = await w.accounts("groups").insert({ organization_id: w.organizationId, name: "Team", created_at: clock.now(), updated_at: clock.now() }).catch(() => [0]);
   if (groupId) {
     await w.accounts("group_users").insert({ group_id: groupId, user_id: grouped.id }).catch(() => undefined);
-    await w.tracking.transaction((trx) => projectGroups.insert(trx, { workspace_id: owner.workspaceId, project_id: secret.id, group_id: Number(groupId), at: clock.now() }));
+    await w.tracking.transaction((trx) => projectGroups.insert(trx, { workspace_id: BigInt(owner.workspaceId), project_id: secret.id, group_id: BigInt(groupId), at: clock.now() }));
     t.ok((await names("?name=project", grouped)).includes("Secret Project"), "a member of a group of the project sees it");
   }
   t.ok((await names("?name=project")).includes("Secret Project"), "the admin sees it");
@@ -265,14 +265,14 @@ t.test("delete: teDeletionMode unassign (default) keeps the entries, delete remo
     const res = await sys.api("DELETE", `${base}/${p.id}${mode ? `?teDeletionMode=${mode}` : ""}`, { auth: owner.auth });
     t.equal(res.status, 200, res.text);
     t.equal(res.text, "");
-    const after = await timeEntries.get(w.tracking, owner.workspaceId, BigInt(entry.id));
+    const after = await timeEntries.get(w.tracking, BigInt(owner.workspaceId), BigInt(entry.id));
     if (mode === "delete") t.not(after!.server_deleted_at, null, "entries deleted");
     else t.match(after, { project_id: null, server_deleted_at: null }, `entries unassigned (${mode || "default"})`);
     const gone = await sys.api("GET", `${base}/${p.id}`, { auth: owner.auth });
     t.equal(gone.status, 400);
     t.equal(gone.body, invalidProject().rawMessage);
     t.ok((await w.events("project")).some((e) => e.action === "deleted" && e.objectId === String(p.id)));
-    t.same(await projectUsers.list(w.tracking, owner.workspaceId, { where: { project_id: p.id } }), [], "its project users go with it");
+    t.same(await projectUsers.list(w.tracking, BigInt(owner.workspaceId), { where: { project_id: p.id } }), [], "its project users go with it");
     const deletedSince = await sys.api("GET", `${base}?since=${Math.floor(clock.now().getTime() / 1000)}&statuses=deleted`, { auth: owner.auth });
     t.ok(deletedSince.body.some((x: { id: number; status: string; server_deleted_at: string }) => x.id === p.id && x.status === "deleted" && x.server_deleted_at), "listed as deleted with since");
   }
@@ -305,11 +305,11 @@ t.test("the list: each query parameter alone and combined", async (t) => {
   await w2.project("Epsilon", { server_deleted_at: recent, at: recent, created_at: new Date("2026-01-04T00:00:00Z") });
   const zeta = await w2.project("Zeta", { is_private: true, ...at(new Date("2026-01-05T00:00:00Z")) });
   const member2 = await w2.join("member2");
-  const pu = (project: number, user: number) =>
-    w2.tracking.transaction((trx) => projectUsers.insert(trx, { workspace_id: o.workspaceId, project_id: project, user_id: user, manager: false, rate: null, labour_cost: null, rate_last_updated: null, labour_cost_last_updated: null, at: clock.now() }));
+  const pu = (project: bigint, user: number) =>
+    w2.tracking.transaction((trx) => projectUsers.insert(trx, { workspace_id: BigInt(o.workspaceId), project_id: project, user_id: BigInt(user), manager: false, rate: null, labour_cost: null, rate_last_updated: null, labour_cost_last_updated: null, at: clock.now() }));
   await pu(alpha.id, member2.id);
   await pu(delta.id, o.id);
-  await w2.tracking.transaction((trx) => projectGroups.insert(trx, { workspace_id: o.workspaceId, project_id: zeta.id, group_id: 4242, at: clock.now() }));
+  await w2.tracking.transaction((trx) => projectGroups.insert(trx, { workspace_id: BigInt(o.workspaceId), project_id: zeta.id, group_id: 4242n, at: clock.now() }));
 
   t.same(await ls(""), ["Alpha", "delta", "Gamma", "Zeta"], "active, live projects by name ignoring case");
   t.same(await ls("?active=true"), ["Alpha", "delta", "Gamma", "Zeta"]);

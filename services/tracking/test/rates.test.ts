@@ -2,6 +2,7 @@ import t from "tap";
 import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { startTestSystem, type TestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
+import { idBinding, jsonIds } from "../../../lib/ids.js";
 import { projectUsers } from "../project-users/store.js";
 import { eventObject, trackingWorld } from "./tracking-support.js";
 import type { TrackingService } from "../index.js";
@@ -27,13 +28,13 @@ clock.advance(5_001);
 const p = await w.project("Priced", { is_private: false });
 const secret = await w.project("Hidden", { is_private: true });
 const pu = await w.tracking.transaction((trx) =>
-  projectUsers.insert(trx, { workspace_id: owner.workspaceId, project_id: p.id, user_id: member.id, manager: false, rate: null, labour_cost: null, rate_last_updated: null, labour_cost_last_updated: null, at: clock.now() }),
+  projectUsers.insert(trx, { workspace_id: BigInt(owner.workspaceId), project_id: p.id, user_id: BigInt(member.id), manager: false, rate: null, labour_cost: null, rate_last_updated: null, labour_cost_last_updated: null, at: clock.now() }),
 );
 const taskRes = await sys.api("POST", `${ws}/projects/${p.id}/tasks`, { auth: owner.auth, body: { name: "Priced task" } });
 const task = taskRes.body as { id: number };
 
 const post = (body: unknown, user: TrackUser = owner) => sys.api("POST", `${ws}/rates`, { auth: user.auth, body });
-const history = (level: string, id: number, query = "", user: TrackUser = owner) => sys.api("GET", `${ws}/rates/${level}/${id}${query}`, { auth: user.auth });
+const history = (level: string, id: bigint, query = "", user: TrackUser = owner) => sys.api("GET", `${ws}/rates/${level}/${id}${query}`, { auth: user.auth });
 
 t.test("a rate from today becomes the project's rate; the history lists it", async (t) => {
   const res = await post({ level: "project", level_id: p.id, amount: 50, mode: "start-today", type: "billable_rates" });
@@ -70,14 +71,14 @@ t.test("a later start ends the current rate there; override-current replaces the
 t.test("project users take billable rates and labor costs; tasks take billable rates", async (t) => {
   t.equal((await post({ level: "project_user", level_id: pu.id, amount: 30, mode: "start-today" })).status, 201);
   t.equal((await post({ level: "project_user", level_id: pu.id, amount: 20, mode: "start-today", type: "labor_rates" })).status, 201);
-  const row = await projectUsers.get(w.tracking, owner.workspaceId, BigInt(pu.id));
+  const row = await projectUsers.get(w.tracking, BigInt(owner.workspaceId), pu.id);
   t.match(row, { rate: 30, labour_cost: 20 });
   const labor = await history("project_user", pu.id, "?type=labor_costs");
   t.same(labor.body.map((r: { type: string; amount: number; project_user_id: number }) => [r.type, r.amount, r.project_user_id]), [["labor_costs", 20, pu.id]]);
   t.equal((await post({ level: "task", level_id: task.id, amount: 80, mode: "start-today" })).status, 201);
   const got = await sys.api("GET", `${ws}/projects/${p.id}/tasks/${task.id}`, { auth: owner.auth });
   t.equal(got.body.rate, 80);
-  t.same((await history("task", task.id)).body.map((r: { planned_task_id: number; project_id: number }) => [r.planned_task_id, r.project_id]), [[task.id, p.id]]);
+  t.same((await history("task", BigInt(task.id))).body.map((r: { planned_task_id: number; project_id: number }) => [r.planned_task_id, r.project_id]), [[task.id, p.id]]);
 });
 
 t.test("bad bodies are refused with the rule's message", async (t) => {
@@ -96,7 +97,7 @@ t.test("bad bodies are refused with the rule's message", async (t) => {
   ];
   for (const [body, message] of cases) {
     const res = await post(body);
-    t.equal(res.status, 400, JSON.stringify(body));
+    t.equal(res.status, 400, JSON.stringify(body, jsonIds));
     t.equal(res.body, message);
   }
   const list = await history("projects", p.id);
@@ -111,7 +112,7 @@ t.test("who may: admins; managers change billable rates; members read them unles
   t.equal(refused.body, rateAccessDenied().rawMessage);
   t.equal((await history("project", p.id, "", member)).status, 200);
   t.equal((await history("project_user", pu.id, "?type=labor_costs", member)).status, 403, "labor costs are for admins");
-  await projectUsers.query(w.tracking, owner.workspaceId).where("id", pu.id).update({ manager: true });
+  await projectUsers.query(w.tracking, BigInt(owner.workspaceId)).where("id", idBinding(pu.id)).update({ manager: true });
   t.equal((await post(body, member)).status, 201, "a manager of the project may");
   await w.setWorkspace({ only_admins_see_billable_rates: true });
   t.teardown(() => w.setWorkspace({ only_admins_see_billable_rates: false }));

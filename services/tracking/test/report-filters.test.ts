@@ -1,6 +1,7 @@
 import t from "tap";
 import { startTestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
+import { compareIds } from "../../../lib/ids.js";
 import { projectUsers } from "../project-users/store.js";
 import { tasks } from "../tasks/store.js";
 import { timeEntries } from "../time-entries/store.js";
@@ -42,17 +43,17 @@ async function ok(path: string, body: unknown, user: TrackUser = owner) {
 }
 const ids = (rows: { id: number }[]) => rows.map((r) => r.id);
 
-async function client(name: string, user: TrackUser = owner): Promise<number> {
+async function client(name: string, user: TrackUser = owner): Promise<bigint> {
   const res = await sys.api("POST", `/api/v9/workspaces/${user.workspaceId}/clients`, { auth: user.auth, body: { name } });
   if (res.status !== 200) throw new Error(`client: ${res.status} ${res.text}`);
-  return res.body.id;
+  return BigInt(res.body.id);
 }
 
 async function projectUser(project: ProjectRow, user: TrackUser, values: { rate?: number; labour_cost?: number } = {}) {
   const now = clock.now();
   return tracking.transaction((trx) =>
     projectUsers.insert(trx, {
-      workspace_id: wid, project_id: project.id, user_id: user.id, manager: false, rate: values.rate ?? null, labour_cost: values.labour_cost ?? null,
+      workspace_id: BigInt(wid), project_id: project.id, user_id: BigInt(user.id), manager: false, rate: values.rate ?? null, labour_cost: values.labour_cost ?? null,
       rate_last_updated: null, labour_cost_last_updated: null, at: now,
     }),
   );
@@ -62,23 +63,23 @@ async function task(project: ProjectRow, name: string, values: { user?: TrackUse
   const now = clock.now();
   return tracking.transaction((trx) =>
     tasks.insert(trx, {
-      workspace_id: wid, project_id: project.id, name, sort_name: name.toLowerCase(), active: values.active ?? true, user_id: values.user?.id ?? null,
-      estimated_seconds: values.estimated ?? null, rate: values.rate ?? null, rate_last_updated: null, creator_id: owner.id, created_at: now, at: now, server_deleted_at: null,
+      workspace_id: BigInt(wid), project_id: project.id, name, sort_name: name.toLowerCase(), active: values.active ?? true, user_id: values.user ? BigInt(values.user.id) : null,
+      estimated_seconds: values.estimated ?? null, rate: values.rate ?? null, rate_last_updated: null, creator_id: BigInt(owner.id), created_at: now, at: now, server_deleted_at: null,
     }),
   );
 }
 
 /** A time entry as the time entries resource stores it; `seconds` < 0 is a running one. */
-async function entry(values: { project: ProjectRow; start: string; seconds: number; user?: TrackUser; task?: number; billable?: boolean; deleted?: boolean }) {
+async function entry(values: { project: ProjectRow; start: string; seconds: number; user?: TrackUser; task?: bigint; billable?: boolean; deleted?: boolean }) {
   const now = clock.now();
   const start = new Date(values.start);
   const running = values.seconds < 0;
   const user = values.user ?? owner;
   return tracking.transaction((trx) =>
     timeEntries.insert(trx, {
-      workspace_id: wid, user_id: user.id, project_id: values.project.id, task_id: values.task ?? null, description: null, billable: values.billable ?? false,
+      workspace_id: BigInt(wid), user_id: BigInt(user.id), project_id: values.project.id, task_id: values.task ?? null, description: null, billable: values.billable ?? false,
       start, stop: running ? null : new Date(start.getTime() + values.seconds * 1000), duration: running ? -Math.floor(start.getTime() / 1000) : values.seconds,
-      running_user_id: running ? user.id : null, tag_ids: [], shared_with_user_ids: [], created_with: "test", created_at: now, at: now,
+      running_user_id: running ? BigInt(user.id) : null, tag_ids: [], shared_with_user_ids: [], created_with: "test", created_at: now, at: now,
       server_deleted_at: values.deleted ? now : null,
     }),
   );
@@ -170,8 +171,8 @@ t.test("filters/projects narrows by state, privacy, billable, client, currency a
 
 t.test("the project lists page by page_size (201 by default) from the start id", async (t) => {
   t.same(ids(await ok("filters/projects", { page_size: 2 })), [open.id, shared.id]);
-  t.same(ids(await ok("filters/projects", { page_size: 2, start: shared.id + 1 })), [secret.id, old.id]);
-  t.same(ids(await ok("filters/projects", { page_size: 2, start: old.id + 1 })), []);
+  t.same(ids(await ok("filters/projects", { page_size: 2, start: shared.id + 1n })), [secret.id, old.id]);
+  t.same(ids(await ok("filters/projects", { page_size: 2, start: old.id + 1n })), []);
   const negative = await post("filters/projects", { page_size: -1 });
   t.same([negative.status, negative.body], [400, "filter.page_size must be at least 0"]);
 });
@@ -217,7 +218,7 @@ t.test("filters/project_users answers the users of the projects the caller sees,
   t.same(all.map((r: { project_id: number; user_id: number }) => [r.project_id, r.user_id]), [[shared.id, member.id], [open.id, owner.id], [secret.id, admin.id]]);
   t.same(all[0], { id: all[0].id, project_id: shared.id, user_id: member.id, group_id: null, hourly_rate: 40, labour_cost: 15 }, "an admin sees rates and labour costs");
   const seen = await ok("filters/project_users", { project_ids: [open.id, shared.id, secret.id] }, member);
-  t.same(ids(seen), ids(all).filter((id) => id !== hidden.id), "not the users of a project the member does not see");
+  t.same(ids(seen), ids(all).filter((id) => id !== Number(hidden.id)), "not the users of a project the member does not see");
   t.same([seen[0].hourly_rate, seen[0].labour_cost], [40, null], "a member sees rates but no labour costs");
   await world.setWorkspace({ only_admins_see_billable_rates: true });
   t.teardown(() => world.setWorkspace({ only_admins_see_billable_rates: false }));
@@ -284,7 +285,7 @@ t.test("filters/tasks/status answers the named tasks' time; tasks of hidden proj
   t.same(await ok("filters/tasks/status", { ids: [visible.id, hidden.id] }, member), [
     { id: visible.id, tracked_seconds: 300, billable_seconds: 300, billable_amount: 333, currency: "USD", estimated_seconds: 7200 },
   ]);
-  t.same(ids(await ok("filters/tasks/status", { ids: [visible.id, hidden.id] })), [hidden.id, visible.id].sort((a, b) => a - b));
+  t.same(ids(await ok("filters/tasks/status", { ids: [visible.id, hidden.id] })), [hidden.id, visible.id].sort(compareIds));
   const empty = await post("filters/tasks/status", { ids: [] });
   t.same([empty.status, empty.body], [400, noFilterParameter().rawMessage]);
 });
@@ -307,7 +308,7 @@ t.test("{action}/tasks answers the tasks of the projects the caller sees, for bo
   t.same(await list({ active: false }), [fly.id]);
   t.same(await list({ user_ids: [member.id] }), [plan.id]);
   t.same(await list({ name: "FL" }), [fly.id]);
-  t.same(await list({ page_size: 1, start: plan.id + 1 }), [fly.id]);
+  t.same(await list({ page_size: 1, start: plan.id + 1n }), [fly.id]);
   t.same(await list({ project_active: false }), []);
   const empty = await post("filters/tasks", {});
   t.same([empty.status, empty.body], [400, noFilterParameter().rawMessage]);
@@ -328,13 +329,13 @@ t.test("projects/summary answers tracked and billable seconds per project and us
     { project_id: secret.id, user_id: owner.id, tracked_seconds: 600, billable_seconds: 0 },
     { project_id: orbit.id, user_id: owner.id, tracked_seconds: 300, billable_seconds: 100 },
     { project_id: orbit.id, user_id: member.id, tracked_seconds: 300, billable_seconds: 0 },
-  ].sort((a, b) => a.project_id - b.project_id || a.user_id - b.user_id));
+  ].sort((a, b) => compareIds(a.project_id, b.project_id) || a.user_id - b.user_id));
   t.same((await ok("projects/summary", range, member)).map((r: { project_id: number }) => r.project_id), [orbit.id, orbit.id], "not a hidden project's time");
   const zone = await sys.api("PUT", "/api/v9/me", { auth: owner.auth, body: { timezone: "America/New_York" } });
   t.equal(zone.status, 200, zone.text);
   t.teardown(async () => void (await sys.api("PUT", "/api/v9/me", { auth: owner.auth, body: { timezone: "UTC" } })));
   // 2025-04-01 00:00 in New York is 04:00 UTC: the first entry falls on March 31, the fourth (23:00 on the 2nd there) inside.
-  t.same((await ok("projects/summary", range)).filter((r: { project_id: number; user_id: number }) => r.project_id === orbit.id && r.user_id === owner.id), [
+  t.same((await ok("projects/summary", range)).filter((r: { project_id: number; user_id: number }) => r.project_id === Number(orbit.id) && r.user_id === owner.id), [
     { project_id: orbit.id, user_id: owner.id, tracked_seconds: 600, billable_seconds: 0 },
   ]);
 });

@@ -54,7 +54,7 @@ const saved = await call("POST", `/api/v9/workspaces/${wid}/reports/shared`, {
 });
 const create = (body: unknown, user: TrackUser = owner) => sys.api("POST", base, { auth: user.auth, body });
 
-async function track(user: TrackUser, start: string, stop: string, projectId: number | null = alpha.id) {
+async function track(user: TrackUser, start: string, stop: string, projectId: bigint | null = alpha.id) {
   const s = new Date(start);
   await tracking("time_entries").insert({
     workspace_id: wid, user_id: user.id, project_id: projectId, billable: false, start: s, stop: new Date(stop), duration: (new Date(stop).getTime() - s.getTime()) / 1000,

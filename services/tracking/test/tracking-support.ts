@@ -4,6 +4,7 @@ import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { EventSchema, type Event } from "../../../gen/events/v1/event_pb.js";
 import { connectDatabase, type Knex } from "../../../lib/db.js";
+import { jsonIds } from "../../../lib/ids.js";
 import type { ManualClock } from "../../../lib/clock.js";
 import type { Credentials, TestContext, TestSystem, TrackUser } from "../../../test/support/harness.js";
 import { accountsDb, addMember, ownOrganization } from "../../accounts/test/organization-support.js";
@@ -59,10 +60,10 @@ export async function trackingWorld(t: TestContext, sys: TestSystem, clock: Manu
       const now = clock.now();
       return tracking.transaction((trx) =>
         projects.insert(trx, {
-          workspace_id: owner.workspaceId, client_id: null, name, sort_name: name.toLowerCase(), active: true, is_private: false, color: "#0b83d9",
+          workspace_id: BigInt(owner.workspaceId), client_id: null, name, sort_name: name.toLowerCase(), active: true, is_private: false, color: "#0b83d9",
           billable: null, template: false, template_id: null, auto_estimates: null, estimated_seconds: null, currency: null, fixed_fee: null,
           rate: null, rate_last_updated: null, recurring: false, recurring_parameters: null, start_date: "2025-01-01", end_date: null,
-          creator_id: owner.id, created_at: now, at: now, server_deleted_at: null, ...values,
+          creator_id: BigInt(owner.id), created_at: now, at: now, server_deleted_at: null, ...values,
         }),
       );
     },
@@ -88,7 +89,7 @@ export async function expectRefusals(
 ): Promise<void> {
   for (const [body, message] of cases) {
     const res = await sys.api(request.method, request.path, { auth: request.auth, body });
-    t.equal(res.status, status, JSON.stringify(body));
+    t.equal(res.status, status, JSON.stringify(body, jsonIds));
     t.equal(res.body, message);
   }
   const malformed = await sys.api(request.method, request.path, { auth: request.auth, rawBody: "{nope", headers: { "content-type": "application/json" } });

@@ -15,7 +15,7 @@ import { entryEvent, type SavedEntry } from "./view.js";
 /** One change of an entry's tags: ids and names (a missing name is created unless the action deletes). */
 export interface TagStep {
   action: TagAction;
-  ids?: number[];
+  ids?: bigint[];
   names?: string[];
 }
 
@@ -27,12 +27,12 @@ export interface EntryChange {
   description?: string | null;
   billable?: boolean;
   /** null: no project (and so no task). */
-  projectId?: number | null;
+  projectId?: bigint | null;
   /** null: no task. */
-  taskId?: number | null;
+  taskId?: bigint | null;
   tags?: TagStep[];
-  sharedWith?: number[];
-  userId?: number;
+  sharedWith?: bigint[];
+  userId?: bigint;
   createdWith?: string;
 }
 
@@ -44,12 +44,12 @@ export interface ChangeContext {
   scope: TrackingScope;
   now: Date;
   /** The workspace's member ids, asked of the accounts service before the change, only when it names users (else empty). */
-  members: Set<number>;
+  members: Set<bigint>;
 }
 
 /** The entry's owner after the change: the caller, or (admins only) another member of the workspace. */
-async function owner(cx: ChangeContext, existing: TimeEntryRow | undefined, change: EntryChange): Promise<number> {
-  const caller = cx.scope.user;
+async function owner(cx: ChangeContext, existing: TimeEntryRow | undefined, change: EntryChange): Promise<bigint> {
+  const caller = cx.scope.userId;
   const current = existing?.user_id ?? caller;
   if (change.userId === undefined || change.userId === current) return current;
   if (!cx.scope.admin) throw otherUsersAdminsOnly();
@@ -70,16 +70,16 @@ async function projectAndTask(cx: ChangeContext, existing: TimeEntryRow | undefi
   return result;
 }
 
-async function checkVisibleProject(cx: ChangeContext, projectId: number): Promise<void> {
-  const project = await projects.getLive(cx.trx, cx.scope.workspace, BigInt(projectId));
+async function checkVisibleProject(cx: ChangeContext, projectId: bigint): Promise<void> {
+  const project = await projects.getLive(cx.trx, cx.scope.workspaceId, projectId);
   if (!project || !(await canSee(cx.trx, cx.scope.viewer, project))) throw invalidProject();
 }
 
 /** The task after the change, and the project it brings when the change names a task alone. */
-async function taskOf(cx: ChangeContext, existing: TimeEntryRow | undefined, change: EntryChange, projectId: number | null) {
-  let taskId: number | null;
+async function taskOf(cx: ChangeContext, existing: TimeEntryRow | undefined, change: EntryChange, projectId: bigint | null) {
+  let taskId: bigint | null;
   if (change.taskId !== undefined && change.taskId !== null) {
-    const task = await tasks.getLive(cx.trx, cx.scope.workspace, BigInt(change.taskId));
+    const task = await tasks.getLive(cx.trx, cx.scope.workspaceId, change.taskId);
     if (!task) throw invalidTask();
     if (projectId === null && change.projectId === undefined) projectId = task.project_id;
     if (task.project_id !== projectId) throw taskNotOfProject();
@@ -94,8 +94,8 @@ async function taskOf(cx: ChangeContext, existing: TimeEntryRow | undefined, cha
 }
 
 /** The tags after the change: given ids must be live tags of the workspace; names are found or created. */
-async function tagIds(cx: ChangeContext, existing: TimeEntryRow | undefined, steps: TagStep[]): Promise<number[]> {
-  const ws = cx.scope.workspace;
+async function tagIds(cx: ChangeContext, existing: TimeEntryRow | undefined, steps: TagStep[]): Promise<bigint[]> {
+  const ws = cx.scope.workspaceId;
   const kept = new Set(existing ? (await liveTags(cx.trx, ws, existing.tag_ids)).map((t) => t.id) : []);
   let ids = (existing?.tag_ids ?? []).filter((id) => kept.has(id));
   for (const step of steps) {
@@ -123,7 +123,7 @@ async function tagIds(cx: ChangeContext, existing: TimeEntryRow | undefined, ste
   return ids;
 }
 
-async function sharedWith(cx: ChangeContext, existing: TimeEntryRow | undefined, given: number[] | undefined, ownerId: number): Promise<number[]> {
+async function sharedWith(cx: ChangeContext, existing: TimeEntryRow | undefined, given: bigint[] | undefined, ownerId: bigint): Promise<bigint[]> {
   if (given === undefined) return existing?.shared_with_user_ids ?? [];
   const ids = [...new Set(given)].filter((id) => id !== ownerId);
   if (ids.length === 0) return [];
@@ -132,7 +132,7 @@ async function sharedWith(cx: ChangeContext, existing: TimeEntryRow | undefined,
 }
 
 /** Stops the user's running entry (another than `keep`), at `at` or its own start if that is later. */
-async function stopRunning(cx: ChangeContext, userId: number, keep: number | undefined, at: Date): Promise<void> {
+async function stopRunning(cx: ChangeContext, userId: bigint, keep: bigint | undefined, at: Date): Promise<void> {
   const running = await runningEntryForChange(cx.trx, userId);
   if (!running || running.id === keep) return;
   const times = stoppedAt(running, at);
@@ -172,7 +172,7 @@ export async function saveEntry(cx: ChangeContext, existing: TimeEntryRow | unde
   if (!existing) {
     const row = await timeEntries.insert(cx.trx, {
       ...fields,
-      workspace_id: cx.scope.workspace,
+      workspace_id: cx.scope.workspaceId,
       created_with: change.createdWith ?? "",
       created_at: cx.now,
       server_deleted_at: null,

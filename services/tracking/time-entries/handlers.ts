@@ -4,7 +4,7 @@ import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { TimeEntryService, type TimeEntryBody } from "../../../gen/tracking/v1/time_entries_pb.js";
 import { applyEach, parseIdList, parsePatchOperations } from "../../../lib/bulk-patch.js";
 import { noAccess } from "../../../lib/errors.js";
-import { storageId } from "../../../lib/ids.js";
+import { idBinding, rowId } from "../../../lib/ids.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
 import { type TrackingScope, trackingScope, trackingUserScope } from "../scope.js";
 import { createdWithMissing, INVALID_TIME_ENTRY_IDS, listDatesReversed, listDatesUnpaired, resourceNotFound, startMissing, timeEntryChangedConcurrently, timeEntryIdInvalid, timeEntryNotFound, timeEntryStopped, workspaceIdMismatch } from "../errors.js";
@@ -28,7 +28,7 @@ function bodyChange(body: TimeEntryBody | undefined, workspaceId: bigint, creati
   if (creating && !b.start) throw startMissing();
   let start = b.start ? entryInstant(b.start, "start") : undefined;
   if (creating && start && b.startDate) start = withStartDate(start, b.startDate);
-  const id = (v: bigint | undefined) => (v === undefined ? undefined : v === 0n ? null : Number(v));
+  const id = (v: bigint | undefined) => (v === undefined ? undefined : v === 0n ? null : v);
   const action = tagAction(b.tagAction);
   const userId = b.userId ?? b.uid;
   return {
@@ -39,9 +39,9 @@ function bodyChange(body: TimeEntryBody | undefined, workspaceId: bigint, creati
     billable: b.billable,
     projectId: id(b.projectId ?? b.pid),
     taskId: id(b.taskId ?? b.tid),
-    tags: b.tagIds?.length || b.tags?.length ? [{ action, ids: (b.tagIds ?? []).map(Number), names: b.tags ?? [] }] : undefined,
-    sharedWith: b.sharedWithUserIds?.length ? b.sharedWithUserIds.map(Number) : undefined,
-    userId: userId === undefined ? undefined : Number(userId),
+    tags: b.tagIds?.length || b.tags?.length ? [{ action, ids: b.tagIds ?? [], names: b.tags ?? [] }] : undefined,
+    sharedWith: b.sharedWithUserIds?.length ? b.sharedWithUserIds : undefined,
+    userId,
     createdWith: b.createdWith?.trim(),
   };
 }
@@ -49,9 +49,9 @@ function bodyChange(body: TimeEntryBody | undefined, workspaceId: bigint, creati
 export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
   const { db } = storage;
 
-  const memberNames = async (workspace: number | bigint) => {
-    const answer = await identity.listWorkspaceMembers({ workspaceId: BigInt(workspace) });
-    return new Map(answer.members.map((m) => [Number(m.userId), m.fullname]));
+  const memberNames = async (workspace: bigint) => {
+    const answer = await identity.listWorkspaceMembers({ workspaceId: workspace });
+    return new Map(answer.members.map((m) => [m.userId, m.fullname]));
   };
 
   const view = (meta: boolean, sharing: boolean): EntryView => ({ meta, sharing: sharing ? memberNames : undefined });
@@ -60,21 +60,21 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
    * The workspace's members, asked of the accounts service before a change's transaction begins (no
    * call to another service while rows are locked), and only when the change names users.
    */
-  async function membersFor(scope: TrackingScope, input: EntryChange): Promise<Set<number>> {
+  async function membersFor(scope: TrackingScope, input: EntryChange): Promise<Set<bigint>> {
     const namesUsers = input.userId !== undefined || (input.sharedWith?.length ?? 0) > 0;
-    return namesUsers ? new Set((await memberNames(scope.workspaceId)).keys()) : new Set<number>();
+    return namesUsers ? new Set((await memberNames(scope.workspaceId)).keys()) : new Set<bigint>();
   }
 
   /** One change with its context; the loser of a collision on a unique key runs again. */
-  async function change<T>(scope: TrackingScope, members: Set<number>, work: (cx: ChangeContext) => Promise<T>): Promise<T> {
+  async function change<T>(scope: TrackingScope, members: Set<bigint>, work: (cx: ChangeContext) => Promise<T>): Promise<T> {
     return storage.change((trx, emit) => work({ trx, emit, scope, now: clock.now(), members }), { againOnDuplicate: { attempts: COLLISION_RUNS, giveUp: timeEntryChangedConcurrently } });
   }
 
   /** The workspace's entry, live, locked, that the caller may change (their own, or any as an admin). */
   async function entryForChange(cx: ChangeContext, id: bigint): Promise<TimeEntryRow> {
-    const existing = await timeEntries.getForChange(cx.trx, cx.scope.workspace, id);
+    const existing = await timeEntries.getForChange(cx.trx, cx.scope.workspaceId, id);
     if (!existing || existing.server_deleted_at) throw timeEntryNotFound();
-    if (existing.user_id !== cx.scope.user && !cx.scope.admin) throw noAccess();
+    if (existing.user_id !== cx.scope.userId && !cx.scope.admin) throw noAccess();
     return existing;
   }
 
@@ -89,7 +89,7 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
   return (router: ConnectRouter) =>
     router.service(TimeEntryService, {
       async listMyTimeEntries(req, ctx: HandlerContext) {
-        const { userId, user } = trackingUserScope(ctx);
+        const { userId, userId: user } = trackingUserScope(ctx);
         const q = userEntries(db, user);
         if (req.since !== undefined) q.where("at", ">=", new Date(Number(req.since) * 1000));
         else q.whereNull("server_deleted_at");
@@ -113,13 +113,13 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
       },
 
       async getCurrentTimeEntry(_req, ctx) {
-        const row = await runningEntry(db, trackingUserScope(ctx).user);
+        const row = await runningEntry(db, trackingUserScope(ctx).userId);
         return { timeEntry: row ? await one(row, {}) : undefined };
       },
 
       async getMyTimeEntry(req, ctx) {
-        const id = storageId(req.timeEntryId);
-        const raw = id === undefined ? undefined : await userEntries(db, trackingUserScope(ctx).user).where("id", id).whereNull("server_deleted_at").first();
+        const id = rowId(req.timeEntryId);
+        const raw = id === undefined ? undefined : await userEntries(db, trackingUserScope(ctx).userId).where("id", idBinding(id)).whereNull("server_deleted_at").first();
         if (!raw) throw resourceNotFound();
         return { timeEntry: await one(timeEntries.read(raw), view(req.meta, req.includeSharing)) };
       },
@@ -143,8 +143,8 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
         const ids = parseIdList(req.timeEntryIds, { max: 100, invalid: INVALID_TIME_ENTRY_IDS });
         const input = patchChange(parsePatchOperations(req.operations ? toJson(ValueSchema, req.operations) : undefined, ENTRY_PATCH_PATHS));
         const members = await membersFor(scope, input);
-        const result = await applyEach(ids, (id) => change(scope, members, async (cx) => void (await saveEntry(cx, await entryForChange(cx, BigInt(id)), input))));
-        return { success: result.success.map(BigInt), failure: result.failure.map((f) => ({ id: BigInt(f.id), message: f.message })) };
+        const result = await applyEach(ids, (id) => change(scope, members, async (cx) => void (await saveEntry(cx, await entryForChange(cx, id), input))));
+        return result;
       },
 
       async deleteTimeEntry(req, ctx) {
@@ -155,7 +155,7 @@ export function timeEntryHandlers({ storage, clock, identity }: ResourceKit) {
 
       async stopTimeEntry(req, ctx) {
         const scope = trackingScope(ctx);
-        if (storageId(req.timeEntryId) === undefined) throw timeEntryIdInvalid();
+        if (rowId(req.timeEntryId) === undefined) throw timeEntryIdInvalid();
         const saved = await change(scope, new Set(), async (cx) => stopEntry(cx, await entryForChange(cx, req.timeEntryId), timeEntryStopped));
         return { timeEntry: saved.message };
       },

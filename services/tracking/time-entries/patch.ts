@@ -44,20 +44,20 @@ export function patchChange(operations: PatchOperation[]): EntryChange {
         change.billable = value as boolean;
         break;
       case "project_id":
-        change.projectId = cleared ? null : (value as number);
+        change.projectId = cleared ? null : BigInt(value as number);
         break;
       case "task_id":
-        change.taskId = cleared ? null : (value as number);
+        change.taskId = cleared ? null : BigInt(value as number);
         break;
       case "tag_ids":
       case "tags": {
         const given = (value ?? []) as never[];
         const action = op === "add" ? "add" : "set";
-        (change.tags ??= []).push(field === "tags" ? { action, names: given } : { action, ids: given });
+        (change.tags ??= []).push(field === "tags" ? { action, names: given } : { action, ids: (given as number[]).map(BigInt) });
         break;
       }
       case "shared_with_user_ids":
-        change.sharedWith = op === "remove" ? [] : (value as number[]);
+        change.sharedWith = op === "remove" ? [] : (value as number[]).map(BigInt);
         break;
       case "start":
         change.start = entryInstant(value as string, "start");
@@ -69,7 +69,7 @@ export function patchChange(operations: PatchOperation[]): EntryChange {
         change.duration = value === null ? -1 : (value as number);
         break;
       case "user_id":
-        change.userId = value as number;
+        change.userId = BigInt(value as number);
         break;
     }
   }

@@ -1,5 +1,6 @@
 import type { WorkspaceRules } from "../../../gen/accounts/v1/accounts_pb.js";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
+import { compareIds } from "../../../lib/ids.js";
 import { constraintUnmet, durationBeyondRange, durationMismatch, entryTimeInvalid, listBoundInvalid, runningWithStop, startDateInvalid, stopBeforeStart, tagActionInvalid, timeEntryLocked } from "../errors.js";
 
 /** What an entry's times are: running (stop null, duration the negative UNIX time of its start) or stopped. */
@@ -141,9 +142,9 @@ export function stoppedAt(existing: Timing, now: Date): Timing {
 /** What the workspace's time entry constraints look at. */
 export interface ConstrainedEntry {
   description: string | null;
-  project_id: number | null;
-  task_id: number | null;
-  tag_ids: number[];
+  project_id: bigint | null;
+  task_id: bigint | null;
+  tag_ids: bigint[];
 }
 
 /**
@@ -177,7 +178,7 @@ export function tagAction(raw: string | undefined): TagAction {
 }
 
 /** An entry's tag ids after an action (order kept, no repeats). */
-export function applyTagAction(current: number[], action: TagAction, given: number[]): number[] {
+export function applyTagAction(current: bigint[], action: TagAction, given: bigint[]): bigint[] {
   if (action === "set") return [...new Set(given)];
   if (action === "add") return [...new Set([...current, ...given])];
   const gone = new Set(given);
@@ -185,7 +186,7 @@ export function applyTagAction(current: number[], action: TagAction, given: numb
 }
 
 /** The lists' order: by start, newest first, then by id. */
-export const newestFirst = (a: { start: Date; id: number }, b: { start: Date; id: number }) => b.start.getTime() - a.start.getTime() || b.id - a.id;
+export const newestFirst = (a: { start: Date; id: bigint }, b: { start: Date; id: bigint }) => b.start.getTime() - a.start.getTime() || compareIds(b.id, a.id);
 
 /** How long the list without parameters looks back (the real API's recent entries). */
 export const RECENT_DAYS = 9;

@@ -1,12 +1,13 @@
 import type { Knex } from "../../../lib/db.js";
 import { ScopedTable } from "../../../lib/scoped-table.js";
+import { idBinding, readIds } from "../../../lib/ids.js";
 
 export interface TimeEntryRow {
-  id: number;
-  workspace_id: number;
-  user_id: number;
-  project_id: number | null;
-  task_id: number | null;
+  id: bigint;
+  workspace_id: bigint;
+  user_id: bigint;
+  project_id: bigint | null;
+  task_id: bigint | null;
   description: string | null;
   billable: boolean;
   start: Date;
@@ -14,9 +15,9 @@ export interface TimeEntryRow {
   /** Seconds; a running entry holds the negative UNIX time of its start. */
   duration: number;
   /** The user's id while the entry runs (unique: one running entry per user), else null. */
-  running_user_id: number | null;
-  tag_ids: number[];
-  shared_with_user_ids: number[];
+  running_user_id: bigint | null;
+  tag_ids: bigint[];
+  shared_with_user_ids: bigint[];
   created_with: string;
   created_at: Date;
   at: Date;
@@ -46,24 +47,25 @@ export const timeEntries = new ScopedTable<TimeEntryRow>({
     at: "date",
     server_deleted_at: "date?",
   },
+  json: { tag_ids: readIds, shared_with_user_ids: readIds },
   order: ["start", "id"],
 });
 
 /** A user's entries in every workspace (the /me endpoints are not scoped to one workspace). */
-export function userEntries(db: Knex, userId: number): Knex.QueryBuilder {
-  return db(timeEntries.table).where("user_id", userId);
+export function userEntries(db: Knex, userId: bigint): Knex.QueryBuilder {
+  return db(timeEntries.table).where("user_id", idBinding(userId));
 }
 
-const running = (db: Knex, userId: number) => db(timeEntries.table).where("running_user_id", userId).first();
+const running = (db: Knex, userId: bigint) => db(timeEntries.table).where("running_user_id", idBinding(userId)).first();
 
 /** The user's running entry, if one runs. */
-export async function runningEntry(db: Knex, userId: number): Promise<TimeEntryRow | undefined> {
+export async function runningEntry(db: Knex, userId: bigint): Promise<TimeEntryRow | undefined> {
   const raw = await running(db, userId);
   return raw ? timeEntries.read(raw) : undefined;
 }
 
 /** The user's running entry, locked until the change commits (concurrent starts wait on it). */
-export async function runningEntryForChange(trx: Knex.Transaction, userId: number): Promise<TimeEntryRow | undefined> {
+export async function runningEntryForChange(trx: Knex.Transaction, userId: bigint): Promise<TimeEntryRow | undefined> {
   const raw = await running(trx, userId).forUpdate();
   return raw ? timeEntries.read(raw) : undefined;
 }

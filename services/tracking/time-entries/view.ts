@@ -2,6 +2,7 @@ import { fromJson } from "@bufbuild/protobuf";
 import { ListValueSchema } from "@bufbuild/protobuf/wkt";
 import { TimeEntrySchema, type TimeEntry } from "../../../gen/tracking/v1/time_entries_pb.js";
 import type { Knex } from "../../../lib/db.js";
+import { idBinding } from "../../../lib/ids.js";
 import { timestampOf } from "../../../lib/timestamps.js";
 import { entityEvent } from "../../../lib/events.js";
 import type { EntityAction } from "../../../lib/event-catalog.js";
@@ -17,31 +18,31 @@ export interface EntryView {
   /** The meta fields: client_name, project_name/color/active/billable, task_name. */
   meta?: boolean;
   /** `shared_with`, naming users through this lookup (a workspace's members: id to name). */
-  sharing?: (workspace: number) => Promise<Map<number, string>>;
+  sharing?: (workspace: bigint) => Promise<Map<bigint, string>>;
 }
 
 interface Related {
-  tags: Map<number, TagRow>;
-  projects: Map<number, ProjectRow>;
-  clients: Map<number, string>;
-  tasks: Map<number, string>;
-  names?: Map<number, string>;
+  tags: Map<bigint, TagRow>;
+  projects: Map<bigint, ProjectRow>;
+  clients: Map<bigint, string>;
+  tasks: Map<bigint, string>;
+  names?: Map<bigint, string>;
 }
 
-const byId = <T extends { id: number }>(rows: T[]) => new Map(rows.map((r) => [r.id, r]));
+const byId = <T extends { id: bigint }>(rows: T[]) => new Map(rows.map((r) => [r.id, r]));
 
 /** A workspace's rows of `table` among `ids`. */
-async function rowsOf<Row extends { id: number }>(table: ScopedTable<Row>, db: Knex, workspace: number, wanted: number[]): Promise<Row[]> {
+async function rowsOf<Row extends { id: bigint }>(table: ScopedTable<Row>, db: Knex, workspace: bigint, wanted: bigint[]): Promise<Row[]> {
   if (wanted.length === 0) return [];
-  return (await table.query(db, workspace).whereIn("id", wanted)).map((raw: Record<string, unknown>) => table.read(raw));
+  return (await table.query(db, workspace).whereIn("id", wanted.map(idBinding))).map((raw: Record<string, unknown>) => table.read(raw));
 }
-const ids = (values: (number | null)[]) => [...new Set(values.filter((v): v is number => v !== null))];
+const ids = (values: (bigint | null)[]) => [...new Set(values.filter((v): v is bigint => v !== null))];
 
 /** Whether sharing is asked for and some entry is shared: then the members' names are read. */
 const namesShared = (rows: TimeEntryRow[], view: EntryView) => view.sharing !== undefined && rows.some((r) => r.shared_with_user_ids.length > 0);
 
 /** What one workspace's entries refer to: live tags always, the meta entities when asked. */
-async function related(db: Knex, workspace: number, rows: TimeEntryRow[], view: EntryView): Promise<Related> {
+async function related(db: Knex, workspace: bigint, rows: TimeEntryRow[], view: EntryView): Promise<Related> {
   const out: Related = { tags: byId(await liveTags(db, workspace, ids(rows.flatMap((r) => r.tag_ids)))), projects: new Map(), clients: new Map(), tasks: new Map() };
   if (view.meta) {
     const found = await rowsOf(projects, db, workspace, ids(rows.map((r) => r.project_id)));
@@ -58,31 +59,31 @@ const NONE = { case: undefined } as const;
 function entryMessage(row: TimeEntryRow, rel: Related, view: EntryView): TimeEntry {
   // Most entries have no tags: no lists are filtered or mapped for them.
   const live = row.tag_ids.length === 0 ? [] : row.tag_ids.filter((id) => rel.tags.has(id));
-  const workspaceId = BigInt(row.workspace_id);
-  const userId = BigInt(row.user_id);
+  const workspaceId = row.workspace_id;
+  const userId = row.user_id;
   // A literal of every field (lists of thousands of entries are answered): what create() would make.
   const entry: TimeEntry = {
     $typeName: "tracking.v1.TimeEntry",
-    id: BigInt(row.id),
+    id: row.id,
     workspaceId,
     userId,
-    projectId: row.project_id === null ? undefined : BigInt(row.project_id),
-    taskId: row.task_id === null ? undefined : BigInt(row.task_id),
+    projectId: row.project_id ?? undefined,
+    taskId: row.task_id ?? undefined,
     billable: row.billable,
     start: timestampOf(row.start, true),
     stop: row.stop ? timestampOf(row.stop, true) : undefined,
     duration: BigInt(row.duration),
     description: row.description ?? undefined,
     tags: live.length === 0 ? [] : live.map((id) => rel.tags.get(id)!.name),
-    tagIds: live.length === 0 ? [] : live.map(BigInt),
+    tagIds: live,
     duronly: true,
     at: timestampOf(row.at),
     serverDeletedAt: row.server_deleted_at ? timestampOf(row.server_deleted_at) : undefined,
     permissions: undefined,
     wid: workspaceId,
     uid: userId,
-    pidSet: row.project_id === null ? NONE : { case: "pid", value: BigInt(row.project_id) },
-    tidSet: row.task_id === null ? NONE : { case: "tid", value: BigInt(row.task_id) },
+    pidSet: row.project_id === null ? NONE : { case: "pid", value: row.project_id },
+    tidSet: row.task_id === null ? NONE : { case: "tid", value: row.task_id },
     sharedWithSet: NONE,
     clientNameSet: NONE,
     projectNameSet: NONE,
@@ -92,7 +93,8 @@ function entryMessage(row: TimeEntryRow, rel: Related, view: EntryView): TimeEnt
     taskNameSet: NONE,
   };
   if (view.sharing) {
-    const shared = row.shared_with_user_ids.map((id) => ({ accepted: false, user_id: id, user_name: rel.names?.get(id) ?? "" }));
+    // A JSON value: its ids are JSON numbers, as the API writes them.
+    const shared = row.shared_with_user_ids.map((id) => ({ accepted: false, user_id: Number(id), user_name: rel.names?.get(id) ?? "" }));
     entry.sharedWithSet = { case: "sharedWith", value: fromJson(ListValueSchema, shared) };
   }
   if (view.meta) {
@@ -119,7 +121,7 @@ export async function entryMessages(db: Knex, rows: TimeEntryRow[], view: EntryV
   // The common answer (a running timer, a few untagged entries) reads nothing more.
   const refers = view.meta || namesShared(rows, view) || rows.some((r) => r.tag_ids.length > 0);
   if (!refers) return rows.map((row) => entryMessage(row, NOTHING_RELATED, view));
-  const byWorkspace = new Map<number, Related>();
+  const byWorkspace = new Map<bigint, Related>();
   for (const workspace of new Set(rows.map((r) => r.workspace_id))) {
     byWorkspace.set(workspace, await related(db, workspace, rows.filter((r) => r.workspace_id === workspace), view));
   }
@@ -146,5 +148,5 @@ export async function savedEntryMessage(db: Knex, saved: SavedEntry, view: Entry
 /** The events of many entries' change (each by `userOf` it), their answers read together. */
 export async function entryEvents(db: Knex, action: EntityAction, rows: TimeEntryRow[], userOf: (row: TimeEntryRow) => bigint) {
   const messages = await entryMessages(db, rows);
-  return rows.map((row, i) => entityEvent({ entity: "time_entry", action, schema: TimeEntrySchema, message: messages[i], workspaceId: BigInt(row.workspace_id), userId: userOf(row) }));
+  return rows.map((row, i) => entityEvent({ entity: "time_entry", action, schema: TimeEntrySchema, message: messages[i], workspaceId: row.workspace_id, userId: userOf(row) }));
 }

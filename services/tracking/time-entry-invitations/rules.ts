@@ -16,7 +16,7 @@ export function invitationAnswer(action: string): InvitationAnswer {
 }
 
 /** The body of POST /me/time_entries_shared_with: an array of {time_entry_id, workspace_id}. */
-export function sharingQuestions(body: JsonValue | undefined): { timeEntryId: number; workspaceId: number }[] {
+export function sharingQuestions(body: JsonValue | undefined): { timeEntryId: bigint; workspaceId: bigint }[] {
   if (body === undefined || body === null) return [];
   if (!Array.isArray(body) || body.length > MAX_SHARING_ENTRIES) throw sharingBodyInvalid();
   return body.map((item) => {
@@ -24,6 +24,6 @@ export function sharingQuestions(body: JsonValue | undefined): { timeEntryId: nu
     const { time_entry_id: entry, workspace_id: workspace } = item;
     const id = (v: JsonValue | undefined) => typeof v === "number" && Number.isSafeInteger(v) && v > 0;
     if (!id(entry) || !id(workspace)) throw sharingBodyInvalid();
-    return { timeEntryId: entry as number, workspaceId: workspace as number };
+    return { timeEntryId: BigInt(entry as number), workspaceId: BigInt(workspace as number) };
   });
 }

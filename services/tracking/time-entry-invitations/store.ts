@@ -1,14 +1,15 @@
 import type { Knex } from "../../../lib/db.js";
+import { idBinding } from "../../../lib/ids.js";
 import { ScopedTable } from "../../../lib/scoped-table.js";
 import type { TimeEntryRow } from "../time-entries/store.js";
 
 export interface InvitationRow {
-  id: number;
-  workspace_id: number;
-  time_entry_id: number;
-  shared_by_user_id: number;
+  id: bigint;
+  workspace_id: bigint;
+  time_entry_id: bigint;
+  shared_by_user_id: bigint;
   /** The invitee. */
-  user_id: number;
+  user_id: bigint;
   /** pending, accepted or rejected. */
   status: string;
   created_at: Date;
@@ -30,7 +31,7 @@ export async function ensureInvitations(trx: Knex.Transaction, entries: TimeEntr
   const out: InvitationRow[] = [];
   for (const entry of entries) {
     if (entry.shared_with_user_ids.length === 0) continue;
-    const have = (await invitations.query(trx, entry.workspace_id).where("time_entry_id", entry.id)).map((raw: Record<string, unknown>) => invitations.read(raw));
+    const have = (await invitations.query(trx, entry.workspace_id).where("time_entry_id", idBinding(entry.id))).map((raw: Record<string, unknown>) => invitations.read(raw));
     for (const userId of entry.shared_with_user_ids) {
       const found = have.find((i: InvitationRow) => i.user_id === userId);
       out.push(found ?? (await invitations.insert(trx, {

@@ -2,7 +2,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import { TimeEntryNotesService } from "../../../gen/tracking/v1/time_entry_notes_pb.js";
 import type { Knex } from "../../../lib/db.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
-import { storageId } from "../../../lib/ids.js";
+import { idBinding, readId, rowId } from "../../../lib/ids.js";
 import { trackingUserScope } from "../scope.js";
 import { userEntries } from "../time-entries/store.js";
 import { resourceNotFound } from "../errors.js";
@@ -19,61 +19,61 @@ export const CHECKLIST_ENTRIES = 10;
 export function timeEntryNoteHandlers({ storage, clock }: ResourceKit) {
   const { db } = storage;
 
-  /** The caller's live entry `id` (its storage id), or 404. */
-  async function ownEntry(q: Knex, user: number, id: bigint): Promise<number> {
-    const n = storageId(id);
-    const raw = n === undefined ? undefined : await userEntries(q, user).where("id", n).whereNull("server_deleted_at").first("id");
+  /** The caller's live entry `id` (as a row id), or 404. */
+  async function ownEntry(q: Knex, user: bigint, id: bigint): Promise<bigint> {
+    const n = rowId(id);
+    const raw = n === undefined ? undefined : await userEntries(q, user).where("id", idBinding(n)).whereNull("server_deleted_at").first("id");
     if (!raw) throw resourceNotFound();
     return n!;
   }
 
-  async function notesOf(user: number, ids: number[]): Promise<Map<number, string>> {
+  async function notesOf(user: bigint, ids: bigint[]): Promise<Map<bigint, string>> {
     if (ids.length === 0) return new Map();
-    const rows = await timeEntryNotes.query(db, user).whereIn("time_entry_id", ids).select("time_entry_id", "notes");
-    return new Map(rows.map((r: { time_entry_id: number | string; notes: string }) => [Number(r.time_entry_id), r.notes]));
+    const rows = await timeEntryNotes.query(db, user).whereIn("time_entry_id", ids.map(idBinding)).select("time_entry_id", "notes");
+    return new Map(rows.map((r: { time_entry_id: unknown; notes: string }) => [readId(r.time_entry_id), r.notes]));
   }
 
   return (router: ConnectRouter) =>
     router.service(TimeEntryNotesService, {
       async getTimeEntryNotes(req, ctx) {
-        const { user } = trackingUserScope(ctx);
+        const { userId: user } = trackingUserScope(ctx);
         const id = await ownEntry(db, user, req.timeEntryId);
-        return { notes: { id: BigInt(id), notes: (await notesOf(user, [id])).get(id) ?? "" } };
+        return { notes: { id, notes: (await notesOf(user, [id])).get(id) ?? "" } };
       },
 
       async updateTimeEntryNotes(req, ctx) {
-        const { user } = trackingUserScope(ctx);
+        const { userId: user } = trackingUserScope(ctx);
         const now = clock.now();
         const id = await storage.change(async (trx) => {
           const entry = await ownEntry(trx, user, req.timeEntryId);
-          const existing = await timeEntryNotes.query(trx, user).where("time_entry_id", entry).forUpdate().first();
+          const existing = await timeEntryNotes.query(trx, user).where("time_entry_id", idBinding(entry)).forUpdate().first();
           if (existing) await timeEntryNotes.update(trx, timeEntryNotes.read(existing), { notes: req.notes, at: now });
           else await timeEntryNotes.insert(trx, { user_id: user, time_entry_id: entry, notes: req.notes, at: now });
           return entry;
         }, { againOnDuplicate: { attempts: 3, giveUp: resourceNotFound } });
-        return { notes: { id: BigInt(id), notes: req.notes } };
+        return { notes: { id, notes: req.notes } };
       },
 
       async deleteTimeEntryNotes(req, ctx) {
-        const { user } = trackingUserScope(ctx);
+        const { userId: user } = trackingUserScope(ctx);
         await storage.change(async (trx) => {
           const entry = await ownEntry(trx, user, req.timeEntryId);
-          await timeEntryNotes.query(trx, user).where("time_entry_id", entry).delete();
+          await timeEntryNotes.query(trx, user).where("time_entry_id", idBinding(entry)).delete();
         });
         return {};
       },
 
       async listTimeEntryNotes(req, ctx) {
-        const { user } = trackingUserScope(ctx);
-        const wanted = [...new Set(req.timeEntryIds.map(storageId).filter((n): n is number => n !== undefined))];
+        const { userId: user } = trackingUserScope(ctx);
+        const wanted = [...new Set(req.timeEntryIds.map(rowId).filter((n): n is bigint => n !== undefined))];
         if (wanted.length === 0) return { notes: [] };
-        const own = (await userEntries(db, user).whereIn("id", wanted).whereNull("server_deleted_at").orderBy("id").select("id")).map((r: { id: number | string }) => Number(r.id));
+        const own: bigint[] = (await userEntries(db, user).whereIn("id", wanted.map(idBinding)).whereNull("server_deleted_at").orderBy("id").select("id")).map((r: { id: unknown }) => readId(r.id));
         const notes = await notesOf(user, own);
-        return { notes: own.map((id: number) => ({ id: BigInt(id), notes: notes.get(id) ?? "" })) };
+        return { notes: own.map((id) => ({ id, notes: notes.get(id) ?? "" })) };
       },
 
       async getTimeEntryChecklist(_req, ctx) {
-        const { user } = trackingUserScope(ctx);
+        const { userId: user } = trackingUserScope(ctx);
         const row = await userEntries(db, user).count({ n: "id" }).first();
         const count = Number(row?.n ?? 0);
         return { checklist: [{ timeEntriesCountCheck: count >= CHECKLIST_ENTRIES, timeEntriesCreatedCheck: count > 0 }] };

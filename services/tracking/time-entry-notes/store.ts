@@ -1,10 +1,10 @@
 import { ScopedTable } from "../../../lib/scoped-table.js";
 
 export interface TimeEntryNoteRow {
-  id: number;
+  id: bigint;
   /** The entry's owner (the only one who reads and writes its notes). */
-  user_id: number;
-  time_entry_id: number;
+  user_id: bigint;
+  time_entry_id: bigint;
   notes: string;
   at: Date;
 }

@@ -6,7 +6,7 @@ import {
 } from "../../../gen/tracking/v1/timesheets_pb.js";
 import type { WorkspaceMember } from "../../../gen/accounts/v1/accounts_pb.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
-import { storageId } from "../../../lib/ids.js";
+import { compareIds, idBinding, rowId } from "../../../lib/ids.js";
 import { type TrackingScope, trackingScope, trackingUserScope } from "../scope.js";
 import { timeEntries, type TimeEntryRow } from "../time-entries/store.js";
 import { knownZone, parseDay, zonedTime } from "../time-entries/rules.js";
@@ -25,7 +25,7 @@ import { liveSetups, storedTimesheets, timesheetForChange, timesheets, timesheet
 /** The most members one POST sets up. */
 const MAX_MEMBERS = 100;
 
-type People = Map<number, WorkspaceMember>;
+type People = Map<bigint, WorkspaceMember>;
 
 const ts = (d: Date | null) => (d ? timestampFromDate(d) : undefined);
 const today = (now: Date, timeZone: string) => new Intl.DateTimeFormat("en-CA", { timeZone: knownZone(timeZone), year: "numeric", month: "2-digit", day: "2-digit" }).format(now);
@@ -37,17 +37,17 @@ function periodBounds(p: Period, timeZone: string): [Date, Date] {
 }
 
 function approvers(setup: TimesheetSetupRow, people: People) {
-  return setup.approver_ids.map((id) => ({ userId: BigInt(id), name: people.get(id)?.fullname ?? "" }));
+  return setup.approver_ids.map((id) => ({ userId: id, name: people.get(id)?.fullname ?? "" }));
 }
 
 /** What a setup and each of its timesheets say alike of the setup: its member, approvers, period and reminder. */
 function setupFields(setup: TimesheetSetupRow, people: People) {
   const first = setup.approver_ids[0];
   return {
-    workspaceId: BigInt(setup.workspace_id),
-    memberId: BigInt(setup.member_id),
+    workspaceId: setup.workspace_id,
+    memberId: setup.member_id,
     memberName: people.get(setup.member_id)?.fullname ?? "",
-    approverId: first === undefined ? undefined : BigInt(first),
+    approverId: first,
     approverName: first === undefined ? undefined : (people.get(first)?.fullname ?? ""),
     approvers: approvers(setup, people),
     periodicity: setup.periodicity,
@@ -58,14 +58,14 @@ function setupFields(setup: TimesheetSetupRow, people: People) {
 }
 
 function setupMessage(row: TimesheetSetupRow, people: People): TimesheetSetup {
-  return create(TimesheetSetupSchema, { id: BigInt(row.id), ...setupFields(row, people), startDate: row.start_date });
+  return create(TimesheetSetupSchema, { id: row.id, ...setupFields(row, people), startDate: row.start_date });
 }
 
 function timesheetMessage(setup: TimesheetSetupRow, period: Period, stored: TimesheetRow | undefined, people: People): Timesheet {
   const status = stored?.status ?? "pending";
   const reviewer = stored?.approved_or_rejected_id ?? null;
   return create(TimesheetSchema, {
-    timesheetSetupId: BigInt(setup.id),
+    timesheetSetupId: setup.id,
     ...setupFields(setup, people),
     startDate: period.start,
     periodStart: period.start,
@@ -73,7 +73,7 @@ function timesheetMessage(setup: TimesheetSetupRow, period: Period, stored: Time
     status,
     submittedAt: ts(stored?.submitted_at ?? null),
     approvedOrRejectedAt: ts(stored?.approved_or_rejected_at ?? null),
-    approvedOrRejectedId: reviewer === null ? undefined : BigInt(reviewer),
+    approvedOrRejectedId: reviewer ?? undefined,
     approvedOrRejectedName: reviewer === null ? undefined : (people.get(reviewer)?.fullname ?? ""),
     rejectionComment: stored?.rejection_comment ?? undefined,
     reminderSentAt: ts(stored?.reminder_sent_at ?? null),
@@ -81,14 +81,14 @@ function timesheetMessage(setup: TimesheetSetupRow, period: Period, stored: Time
     periodEditable: status === "pending" || status === "rejected",
     periodLocked: status === "submitted" || status === "approved",
     reviews: reviewer !== null && (status === "approved" || status === "rejected")
-      ? [{ userId: BigInt(reviewer), name: people.get(reviewer)?.fullname ?? "", approved: status === "approved", rejectionComment: stored?.rejection_comment ?? undefined }]
+      ? [{ userId: reviewer, name: people.get(reviewer)?.fullname ?? "", approved: status === "approved", rejectionComment: stored?.rejection_comment ?? undefined }]
       : [],
   });
 }
 
 /** The caller's parts in a setup: its member, and (as one of its approvers or a workspace admin) its approver. */
 function rolesIn(scope: TrackingScope, setup: TimesheetSetupRow): Set<Role> {
-  const me = scope.user;
+  const me = scope.userId;
   const roles = new Set<Role>();
   if (setup.member_id === me) roles.add("member");
   if (scope.admin || setup.approver_ids.includes(me)) roles.add("approver");
@@ -107,25 +107,25 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
 
   async function members(scope: TrackingScope): Promise<People> {
     const res = await identity.listWorkspaceMembers({ workspaceId: scope.workspaceId });
-    return new Map(res.members.map((m) => [Number(m.userId), m]));
+    return new Map(res.members.map((m) => [m.userId, m]));
   }
 
   async function visibleSetups(scope: TrackingScope): Promise<TimesheetSetupRow[]> {
-    return (await liveSetups(db, scope.workspace)).filter((s) => rolesIn(scope, s).size > 0);
+    return (await liveSetups(db, scope.workspaceId)).filter((s) => rolesIn(scope, s).size > 0);
   }
 
   /** A live setup of the workspace the caller takes part in (missing: `missing`; not theirs: 403). */
   async function setupFor(scope: TrackingScope, id: bigint, missing: () => Error): Promise<TimesheetSetupRow> {
-    const setup = await timesheetSetups.getLive(db, scope.workspace, id);
+    const setup = await timesheetSetups.getLive(db, scope.workspaceId, id);
     if (!setup) throw missing();
     if (rolesIn(scope, setup).size === 0) throw timesheetDenied();
     return setup;
   }
 
   /** Approvers from `approver_ids` or `approver_id`: active admins of the workspace, none of them the members. */
-  function checkedApprovers(input: { approverId?: bigint; approverIds: bigint[] }, people: People, memberIds: number[]): number[] {
-    const ids = [...new Set((input.approverIds.length > 0 ? input.approverIds : input.approverId !== undefined ? [input.approverId] : []).map(Number))];
-    if (ids.length === 0 || ids.some((id) => id <= 0 || !Number.isSafeInteger(id))) throw timesheetInvalidUserId();
+  function checkedApprovers(input: { approverId?: bigint; approverIds: bigint[] }, people: People, memberIds: bigint[]): bigint[] {
+    const ids = [...new Set(input.approverIds.length > 0 ? input.approverIds : input.approverId !== undefined ? [input.approverId] : [])];
+    if (ids.length === 0 || ids.some((id) => rowId(id) === undefined)) throw timesheetInvalidUserId();
     for (const id of ids) {
       const person = people.get(id);
       if (!person || !person.active) throw timesheetUserNotInWorkspace();
@@ -138,7 +138,7 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
   /** The seconds the member tracked in the period (stopped, live entries). */
   async function periodEntries(setup: TimesheetSetupRow, period: Period, people: People): Promise<TimeEntryRow[]> {
     const [from, to] = periodBounds(period, people.get(setup.member_id)?.timezone ?? "UTC");
-    const rows = await timeEntries.query(db, setup.workspace_id).where("user_id", setup.member_id).whereNull("server_deleted_at")
+    const rows = await timeEntries.query(db, setup.workspace_id).where("user_id", idBinding(setup.member_id)).whereNull("server_deleted_at")
       .where("start", ">=", from).where("start", "<", to).orderBy("start").orderBy("id");
     return rows.map((raw: Record<string, unknown>) => timeEntries.read(raw));
   }
@@ -150,7 +150,7 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
     return storage.change(async (trx) => {
       const out: TimesheetRow[] = [];
       for (const [i, { setup, period, change }] of changes.entries()) {
-        const stored = await timesheetForChange(trx, scope.workspace, setup.id, period.start);
+        const stored = await timesheetForChange(trx, scope.workspaceId, setup.id, period.start);
         const to = status[i];
         checkTransition(stored?.status ?? "pending", to, rolesIn(scope, setup), change.rejectionComment);
         const reviewed = to === "approved" || to === "rejected";
@@ -159,13 +159,13 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
           at: now,
           rejection_comment: to === "rejected" ? (change.rejectionComment ?? null) : null,
           ...(to === "submitted" ? { submitted_at: now } : {}),
-          ...(reviewed ? { approved_or_rejected_at: now, approved_or_rejected_id: scope.user } : {}),
+          ...(reviewed ? { approved_or_rejected_at: now, approved_or_rejected_id: scope.userId } : {}),
           ...(to === "pending" ? { approved_or_rejected_at: null, approved_or_rejected_id: null, submitted_at: null } : {}),
         };
         if (stored) out.push(await timesheets.update(trx, stored, values));
         else {
           out.push(await timesheets.insert(trx, {
-            workspace_id: scope.workspace, setup_id: setup.id, member_id: setup.member_id, start_date: period.start, status: to, submitted_at: null,
+            workspace_id: scope.workspaceId, setup_id: setup.id, member_id: setup.member_id, start_date: period.start, status: to, submitted_at: null,
             approved_or_rejected_at: null, approved_or_rejected_id: null, rejection_comment: null, reminder_sent_at: null, created_at: now, at: now, ...values,
           } as Omit<TimesheetRow, "id">));
         }
@@ -176,7 +176,7 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
 
   /** The period a change names, which must have begun (a future period cannot be submitted or reviewed). */
   async function namedPeriod(scope: TrackingScope, setupId: bigint | undefined, startDate: string | undefined, people: People) {
-    if (setupId === undefined || storageId(setupId) === undefined) throw timesheetInvalidId();
+    if (setupId === undefined || rowId(setupId) === undefined) throw timesheetInvalidId();
     if (startDate === undefined) throw timesheetInvalidDate();
     const setup = await setupFor(scope, setupId, timesheetInvalidId);
     const period = periodStartingOn(setup, startDate);
@@ -199,15 +199,15 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
           .filter((s) => memberIds.length === 0 || memberIds.includes(s.member_id))
           .filter((s) => approverIds.length === 0 || s.approver_ids.some((id) => approverIds.includes(id)));
         const key = (s: TimesheetSetupRow) => (field === "member_name" ? (people.get(s.member_id)?.fullname ?? "").toLowerCase() : field === "id" ? String(s.id).padStart(16, "0") : s.start_date);
-        rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a.id - b.id) * (order === "desc" ? -1 : 1));
+        rows.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : compareIds(a.id, b.id)) * (order === "desc" ? -1 : 1));
         return { data: rows.map((s) => setupMessage(s, people)) };
       },
 
       async createTimesheetSetups(req, ctx) {
         const scope = trackingScope(ctx);
         const input = req.setup ?? ({ approverIds: [], memberIds: [] } as never);
-        const memberIds = [...new Set(input.memberIds.map(Number))];
-        if (memberIds.length === 0 || memberIds.some((id) => id <= 0 || !Number.isSafeInteger(id))) throw timesheetInvalidUserId();
+        const memberIds = [...new Set(input.memberIds)];
+        if (memberIds.length === 0 || memberIds.some((id) => rowId(id) === undefined)) throw timesheetInvalidUserId();
         if (memberIds.length > MAX_MEMBERS) throw timesheetTooManyUserIds();
         const people = await members(scope);
         for (const id of memberIds) if (!people.get(id)?.active) throw timesheetUserNotInWorkspace();
@@ -218,13 +218,13 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
         const time = reminderTime(input.reminderTime);
         const now = clock.now();
         const rows = await storage.change(async (trx) => {
-          const existing = (await timesheetSetups.query(trx, scope.workspace).whereIn("member_id", memberIds).whereNull("deleted_at").forUpdate())
+          const existing = (await timesheetSetups.query(trx, scope.workspaceId).whereIn("member_id", memberIds.map(idBinding)).whereNull("deleted_at").forUpdate())
             .map((raw: Record<string, unknown>) => timesheetSetups.read(raw));
           if (existing.some((s: TimesheetSetupRow) => s.end_date === null || s.end_date >= start)) throw timesheetMemberHasSetup();
           const made: TimesheetSetupRow[] = [];
           for (const memberId of memberIds) {
             made.push(await timesheetSetups.insert(trx, {
-              workspace_id: scope.workspace, member_id: memberId, approver_ids: approverIds, periodicity: kind, reminder_day: day, reminder_time: time,
+              workspace_id: scope.workspaceId, member_id: memberId, approver_ids: approverIds, periodicity: kind, reminder_day: day, reminder_time: time,
               start_date: start, end_date: null, created_at: now, at: now, deleted_at: null,
             }));
           }
@@ -236,7 +236,7 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
       async updateTimesheetSetup(req, ctx) {
         const scope = trackingScope(ctx);
         const change = req.setup ?? ({ approverIds: [] } as never);
-        const current = await timesheetSetups.getLive(db, scope.workspace, req.setupId);
+        const current = await timesheetSetups.getLive(db, scope.workspaceId, req.setupId);
         if (!current) throw timesheetSetupNotFound();
         const people = await members(scope);
         const values: Partial<TimesheetSetupRow> = { at: clock.now() };
@@ -252,11 +252,11 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
           }
         }
         const row = await storage.change(async (trx) => {
-          const existing = await timesheetSetups.getForChange(trx, scope.workspace, req.setupId);
+          const existing = await timesheetSetups.getForChange(trx, scope.workspaceId, req.setupId);
           if (!existing || existing.deleted_at !== null) throw timesheetSetupNotFound();
           if (values.end_date === null && existing.end_date !== null) {
             // An open end again: no later setup of the member may follow it.
-            const later = await timesheetSetups.query(trx, scope.workspace).where("member_id", existing.member_id).whereNull("deleted_at").whereNot("id", existing.id).where("start_date", ">", existing.start_date).first("id");
+            const later = await timesheetSetups.query(trx, scope.workspaceId).where("member_id", idBinding(existing.member_id)).whereNull("deleted_at").whereNot("id", idBinding(existing.id)).where("start_date", ">", existing.start_date).first("id");
             if (later) throw timesheetMemberHasSetup();
           }
           return timesheetSetups.update(trx, existing, values);
@@ -267,9 +267,9 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
       async deleteTimesheetSetup(req, ctx) {
         const scope = trackingScope(ctx);
         await storage.change(async (trx) => {
-          const existing = await timesheetSetups.getForChange(trx, scope.workspace, req.setupId);
+          const existing = await timesheetSetups.getForChange(trx, scope.workspaceId, req.setupId);
           if (!existing || existing.deleted_at !== null) throw timesheetSetupIdInvalid();
-          const used = await timesheets.query(trx, scope.workspace).where("setup_id", existing.id).whereNot("status", "pending").first("id");
+          const used = await timesheets.query(trx, scope.workspaceId).where("setup_id", idBinding(existing.id)).whereNot("status", "pending").first("id");
           if (used) throw timesheetSetupInUse();
           const now = clock.now();
           await timesheetSetups.update(trx, existing, { deleted_at: now, at: now });
@@ -294,7 +294,7 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
           .filter((s) => memberIds.length === 0 || memberIds.includes(s.member_id))
           .filter((s) => approverIds.length === 0 || s.approver_ids.some((id) => approverIds.includes(id)))
           .filter((s) => setupIds.length === 0 || setupIds.includes(s.id));
-        const stored = new Map((await storedTimesheets(db, scope.workspace, setups.map((s) => s.id))).map((t) => [`${t.setup_id}/${t.start_date}`, t]));
+        const stored = new Map((await storedTimesheets(db, scope.workspaceId, setups.map((s) => s.id))).map((t) => [`${t.setup_id}/${t.start_date}`, t]));
         const all: { setup: TimesheetSetupRow; period: Period; stored?: TimesheetRow; start: string; name: string }[] = [];
         for (const setup of setups) {
           const name = (people.get(setup.member_id)?.fullname ?? "").toLowerCase();
@@ -307,7 +307,7 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
           }
         }
         const sign = order === "desc" ? -1 : 1;
-        all.sort((a, b) => sign * (field === "member_name" ? (a.name < b.name ? -1 : a.name > b.name ? 1 : byStart(a, b)) : byStart(a, b) || a.setup.id - b.setup.id));
+        all.sort((a, b) => sign * (field === "member_name" ? (a.name < b.name ? -1 : a.name > b.name ? 1 : byStart(a, b)) : byStart(a, b) || compareIds(a.setup.id, b.setup.id)));
         const perPage = req.perPage === undefined || req.perPage <= 0n || req.perPage > BigInt(MAX_PER_PAGE) ? DEFAULT_PER_PAGE : Number(req.perPage);
         const page = req.page === undefined || req.page <= 0n ? 1 : Number(req.page);
         const slice = all.slice((page - 1) * perPage, page * perPage);
@@ -339,7 +339,7 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
           const period = periodStartingOn(setup, key.startDate);
           const entries = await periodEntries(setup, period, people);
           const total = entries.filter((e) => e.duration >= 0).reduce((sum, e) => sum + e.duration, 0);
-          hours.push({ timesheetSetupId: BigInt(setup.id), startDate: period.start, totalSeconds: BigInt(total), workingHoursInMinutes: workingMinutes(period) });
+          hours.push({ timesheetSetupId: setup.id, startDate: period.start, totalSeconds: BigInt(total), workingHoursInMinutes: workingMinutes(period) });
         }
         return { hours };
       },
@@ -355,7 +355,7 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
 
       async listTimesheetTimeEntries(req, ctx) {
         const scope = trackingScope(ctx);
-        if (storageId(req.setupId) === undefined) throw timesheetInvalidId();
+        if (rowId(req.setupId) === undefined) throw timesheetInvalidId();
         const setup = await setupFor(scope, req.setupId, timesheetInvalidId);
         const period = periodStartingOn(setup, req.startDate);
         const people = await members(scope);
@@ -364,7 +364,7 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
 
       async listMyTimesheets(_req, ctx) {
         const user = trackingUserScope(ctx);
-        const me = user.user;
+        const me = user.userId;
         const profile = await identity.getUserProfile({ userId: user.userId });
         const day = today(clock.now(), profile.timezone);
         const out = [];
@@ -375,14 +375,14 @@ export function timesheetHandlers({ storage, clock, identity }: ResourceKit) {
             for (const period of begunPeriods(setup, day)) {
               const t = stored.get(`${setup.id}/${period.start}`);
               out.push(create(MyTimesheetSchema, {
-                timesheetId: t ? BigInt(t.id) : undefined,
-                timesheetSetupId: BigInt(setup.id),
-                workspaceId: BigInt(workspace),
+                timesheetId: t?.id,
+                timesheetSetupId: setup.id,
+                workspaceId: workspace,
                 startDate: period.start,
                 status: t?.status ?? "pending",
                 submittedAt: ts(t?.submitted_at ?? null),
                 approvedOrRejectedAt: ts(t?.approved_or_rejected_at ?? null),
-                approvedOrRejectedId: t?.approved_or_rejected_id == null ? undefined : BigInt(t.approved_or_rejected_id),
+                approvedOrRejectedId: t?.approved_or_rejected_id ?? undefined,
                 rejectionComment: t?.rejection_comment ?? undefined,
                 reminderSentAt: ts(t?.reminder_sent_at ?? null),
                 createdAt: ts(t?.created_at ?? null),

@@ -128,12 +128,12 @@ export function timesheetStatus(raw: string | undefined): string {
 }
 
 /** Comma-separated ids ("Invalid ID" for anything else). */
-export function idList(raw: string): number[] {
+export function idList(raw: string): bigint[] {
   if (raw.trim() === "") return [];
   return raw.split(",").map((part) => {
     const t = part.trim();
-    if (!/^\d{1,15}$/.test(t) || Number(t) === 0) throw timesheetInvalidId();
-    return Number(t);
+    if (!/^\d{1,15}$/.test(t) || BigInt(t) === 0n) throw timesheetInvalidId();
+    return BigInt(t);
   });
 }
 
