@@ -1,14 +1,14 @@
 import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
 import { FavoriteService, type FavoritePayload } from "../../../gen/tracking/v1/favorites_pb.js";
 import type { Knex } from "../../../lib/db.js";
-import { findableId, idBinding, readId, readIdOrNull, readIds } from "../../../lib/ids.js";
+import { findableId, idBinding } from "../../../lib/ids.js";
 import type { ResourceKit } from "../../../lib/resource-kit.js";
 import { canSee } from "../projects/access.js";
 import { projects } from "../projects/store.js";
 import { type TrackingScope, trackingUserScope } from "../scope.js";
 import { liveTags } from "../tags/store.js";
 import { tasks } from "../tasks/store.js";
-import { userEntries } from "../time-entries/store.js";
+import { timeEntries, userEntries } from "../time-entries/store.js";
 import { favoriteConstraintsUnmet, favoriteIdInvalid, favoriteNotOwned, favoriteParameterInvalid, favoriteResourcesDenied } from "../errors.js";
 import { changedAttributes, favoriteAttributes, suggestedPatterns, SUGGESTED_FAVORITES, SUGGESTION_DAYS, type EntryPattern, type FavoriteAttributes } from "./rules.js";
 import { everHadFavorite, favorites, nextRank, type FavoriteRow } from "./store.js";
@@ -87,23 +87,16 @@ export function favoriteHandlers({ storage, clock }: ResourceKit) {
   async function recentEntries(userId: bigint, workspaces: bigint[]): Promise<EntryPattern[]> {
     if (workspaces.length === 0) return [];
     const since = new Date(clock.now().getTime() - SUGGESTION_DAYS * DAY_MS);
-    const rows = await userEntries(db, userId)
-      .whereIn("workspace_id", workspaces.map(idBinding))
-      .whereNull("server_deleted_at")
-      .whereNull("running_user_id")
-      .where("start", ">=", since)
-      .orderBy("start", "desc")
-      .limit(SUGGESTION_ENTRIES)
-      .select("workspace_id", "description", "project_id", "task_id", "billable", "tag_ids", "start");
-    return rows.map((r: Record<string, unknown>) => ({
-      workspace_id: readId(r.workspace_id),
-      description: (r.description as string | null) ?? null,
-      project_id: readIdOrNull(r.project_id),
-      task_id: readIdOrNull(r.task_id),
-      billable: Boolean(r.billable),
-      tag_ids: readIds(typeof r.tag_ids === "string" ? JSON.parse(r.tag_ids) : (r.tag_ids ?? [])),
-      start: new Date(r.start as string | Date),
-    }));
+    return timeEntries.readAll(
+      db,
+      userEntries(db, userId)
+        .whereIn("workspace_id", workspaces.map(idBinding))
+        .whereNull("server_deleted_at")
+        .whereNull("running_user_id")
+        .where("start", ">=", since)
+        .orderBy("start", "desc")
+        .limit(SUGGESTION_ENTRIES),
+    );
   }
 
   /** A pattern whose project, task and tags still hold (dropping what no longer does), or undefined. */

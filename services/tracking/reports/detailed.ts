@@ -228,7 +228,7 @@ async function groupEntries(db: Knex, ctx: ReportContext, seconds: string, rate:
     q.andWhere((any) => {
       for (const raw of conditions.slice(i, i + GROUPS_PER_QUERY)) {
         any.orWhere((w) => {
-          w.where("te.user_id", idBinding(readId(raw.g_user)));
+          same(w, "te.user_id", raw.g_user);
           same(w, "te.project_id", raw.g_project);
           same(w, "te.task_id", raw.g_task);
           w.where("te.billable", flag(raw.is_billable));
