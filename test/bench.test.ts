@@ -9,7 +9,7 @@ import { join } from "node:path";
  */
 
 const root = join(import.meta.dirname, "..");
-// Eight benchmarks one after another, each up to 100 s on a busy machine: more than tap's 120 s per file.
+// Nine benchmarks one after another, each up to 100 s on a busy machine: more than tap's 120 s per file.
 t.setTimeout(600_000);
 
 function run(script: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -69,6 +69,15 @@ t.test("bench:tracking time entries runs and every row answers without errors", 
   }
   t.match(res.stdout, /late month cost \/ early month cost \(gateway\): by throughput [\d.]+/);
   t.match(res.stdout, /gateway \/ floor, month, late in the history: server CPU per request ([\d.]+x|n\/a)/);
+});
+
+t.test("bench:layers runs and prints each layer", async (t) => {
+  const res = await run("bench/layers.ts", { BENCH_REQUESTS: "30", BENCH_ROUNDS: "1" });
+  t.equal(res.code, 0, res.stderr.slice(-2000));
+  const rows = res.stdout.split("\n").filter((l) => /^\| (the store|the RPC|HTTP:)/.test(l));
+  t.equal(rows.length, 7, "seven layers");
+  for (const row of rows) t.ok(Number(row.split("|")[3]) > 0, `a CPU time: ${row}`);
+  t.match(res.stdout, /the gateway over the bare server \(the gateway's route - bare route, the store's query\): -?[\d.]+/);
 });
 
 t.test("bench:files runs and streams every format both ways", async (t) => {
