@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from "knex";
 import { join } from "node:path";
 import { ensureDataDir, type Config, type ServiceName } from "./config.js";
+import { SqliteClient } from "./sqlite-client.js";
 
 export type { Knex };
 
@@ -62,7 +63,8 @@ export async function connectDatabase(config: Config, service: ServiceName): Pro
   ensureDataDir(config.dataDir);
   return knexFactory({
     ...KNEX_COMMON,
-    client: "better-sqlite3",
+    // knex's better-sqlite3 client, writing LIMIT into the SQL (see lib/sqlite-client.ts).
+    client: SqliteClient as unknown as typeof Knex.Client,
     connection: { filename: join(config.dataDir, `${service}.sqlite`) },
     useNullAsDefault: true,
     pool: {
@@ -96,7 +98,8 @@ const REMEMBERED_STATEMENTS = 500;
 /**
  * Makes the connection keep its prepared statements by their SQL text. knex prepares every
  * statement anew, which cost 4 to 11% of a request's CPU time (a page of candidates, the
- * running time entry; see docs/gateway-cost.md); a statement
+ * running time entry; see docs/gateway-cost.md); SQLite itself still prepares again a statement
+ * whose LIMIT is bound, which lib/sqlite-client.ts avoids. A statement
  * runs to its end before the next is run on the connection (`all` and `run` are synchronous),
  * so one statement may serve every query of the same text. Its settings stay as knex leaves
  * them: knex sets none (no `safeIntegers` option is used), and `selectArrays` turns raw mode

@@ -1,11 +1,12 @@
 import t from "tap";
 import { loadConfig } from "../config.js";
-import { connectDatabase, dropDatabase, isUniqueViolation, selectArrays } from "../db.js";
+import { connectDatabase, dropDatabase, isMysql, isUniqueViolation, selectArrays } from "../db.js";
 import { testEnv } from "../../test/support/harness.js";
 
 /**
  * An SQLite connection keeps its prepared statements by SQL text (lib/db.ts): the same statement
  * serves later queries of the same text, and what one query sets on it does not reach the next.
+ * Its LIMIT is written into the SQL, not bound (lib/sqlite-client.ts), in and out of transactions.
  */
 
 const config = loadConfig(testEnv());
@@ -65,4 +66,20 @@ t.test("a statement rolled back in a transaction is used again after it", async 
     await trx("statement_things").insert({ id: 20, name: "kept" });
   });
   t.same(await byId(20), [{ id: 20, name: "kept" }]);
+});
+
+t.test("an SQLite query's LIMIT is in its SQL, its OFFSET bound; both engines answer alike", async (t) => {
+  const page = (q: typeof db) => q("statement_things").whereIn("id", [1, 2]).orderBy("id").limit(1).offset(1).select("id");
+  if (!isMysql(db)) {
+    t.equal(page(db).toSQL().sql, "select `id` from `statement_things` where `id` in (?, ?) order by `id` asc limit 1 offset ?");
+    t.same(page(db).toSQL().bindings, [1, 2, 1]);
+    t.match(db("statement_things").first("id").toSQL().sql, / limit 1$/, "first()");
+    t.match(db("statement_things").offset(1).select("id").toSQL().sql, / limit -1 offset \?$/, "an offset alone");
+    await db.transaction(async (trx) => t.match(trx("statement_things").first("id").toSQL().sql, / limit 1$/, "in a transaction"));
+  }
+  t.same(await page(db), [{ id: 2 }]);
+  t.same(await db("statement_things").where({ id: 2 }).first("name"), { name: "two" });
+  t.same(await db("statement_things").whereIn("id", [1, 2]).orderBy("id").offset(1).pluck("id"), [2]);
+  t.same(await db("statement_things").limit(0).select("id"), [], "limit 0");
+  await db.transaction(async (trx) => t.same(await trx("statement_things").where({ id: 1 }).first("id"), { id: 1 }));
 });

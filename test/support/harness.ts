@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -17,13 +17,41 @@ export interface TestContext {
   teardown(fn: () => unknown): void;
 }
 
-/** A port that was free a moment ago (for a process the test or a benchmark starts itself). */
-export async function freePort(): Promise<number> {
+/** Listens on the port (0: one the kernel chooses) and closes again; the port listened on, or undefined when it was taken. */
+async function listenOnce(port: number): Promise<number | undefined> {
   const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as net.AddressInfo).port;
+  const listening = await new Promise<boolean>((resolve) => {
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => resolve(true));
+  });
+  if (!listening) return undefined;
+  const chosen = (server.address() as net.AddressInfo).port;
   await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  return chosen;
+}
+
+/** The lowest port the kernel hands out by itself (to outgoing connections and listeners on port 0). */
+const EPHEMERAL_LOW = (() => {
+  try {
+    return Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+})();
+const LOWEST_PORT = 10_000;
+
+/**
+ * A port that was free a moment ago (for a process the test or a benchmark starts itself), drawn
+ * below the kernel's ephemeral range: until the process listens on it, the kernel may give a port
+ * of that range to any outgoing connection or listener on port 0 of the tests running beside this
+ * one, which then failed to start with EADDRINUSE.
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50 && EPHEMERAL_LOW > LOWEST_PORT; attempt++) {
+    const port = await listenOnce(LOWEST_PORT + Math.floor(Math.random() * (EPHEMERAL_LOW - LOWEST_PORT)));
+    if (port !== undefined) return port;
+  }
+  return (await listenOnce(0))!;
 }
 
 /** True when the suite runs against MariaDB and NATS JetStream (the stack mode of CI). */
