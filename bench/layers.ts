@@ -1,24 +1,20 @@
-import * as http from "node:http";
 import Fastify from "fastify";
-import { startSystem } from "../cmd/system.js";
-import { loadConfig } from "../lib/config.js";
 import { connectDatabase } from "../lib/db.js";
 import { HEADER } from "../lib/identity.js";
 import { jsonIds } from "../lib/ids.js";
-import { createLogger } from "../lib/logger.js";
 import { encodeMessage, trackingTimestamp } from "../lib/rest-json.js";
 import { GetCurrentTimeEntryResponseSchema, TimeEntryService } from "../gen/tracking/v1/time_entries_pb.js";
 import { runningEntry } from "../services/tracking/time-entries/store.js";
-import { cleanUp, freePort, testEnv } from "../test/support/harness.js";
+import { freePort, startTestSystem } from "../test/support/harness.js";
 import { log } from "./support.js";
-import { ROUNDS, tableLine } from "./measure.js";
+import { benchAgent, benchMode, httpGet, ROUNDS, tableLine } from "./measure.js";
 
 /**
  * `npm run bench:layers`: what each layer of a small read costs, the time entries `current` read
  * (`GET /api/v9/me/time_entries/current`, one row by an index), one layer added at a time.
  *
- * The whole system runs in this process (embedded, or MySQL + NATS with MYSQL_URL/NATS_URL), beside
- * a one-route Fastify server, and each row sends its requests one at a time (no concurrency: what
+ * The whole system runs in this process (the test harness's, embedded or MySQL + NATS with
+ * MYSQL_URL/NATS_URL), beside a one-route Fastify server, and each row sends its requests one at a time (no concurrency: what
  * is measured is the work of one request, not how requests overlap), in ROUNDS rounds taken in
  * turn. The CPU time per request is this process's (`process.cpuUsage`, to the microsecond, not
  * /proc's 10 ms ticks), so an HTTP row holds both ends of the request: the client's part is the
@@ -39,24 +35,22 @@ interface Row {
   count: number;
 }
 
-const port = await freePort();
-const config = loadConfig(testEnv({ PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` }));
-const system = await startSystem({ config, services: ["notifier", "accounts", "hiring", "tracking"], gateway: true, log: createLogger("warn"), host: "127.0.0.1" });
+/** What startTestSystem leaves to be done at the end (a tap test's teardown). */
+const teardowns: (() => unknown)[] = [];
+const system = await startTestSystem({ teardown: (fn) => teardowns.push(fn) });
+const { config } = system;
+const port = system.ports.gateway!;
 const bare = Fastify();
 const db = await connectDatabase(config, "tracking");
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const agent = benchAgent(1);
 try {
-  const mode = config.mysqlUrl ? `MySQL + ${config.natsUrl ? "NATS" : "in-process bus"}` : "embedded (SQLite, in-process bus)";
+  const mode = benchMode(config);
   log(`layers bench: ${mode}, ${REQUESTS} requests per row, one at a time, ${ROUNDS} rounds`);
-  const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${system.gatewayUrl}${path}`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
-    if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as Record<string, unknown>;
-  };
-  const user = await post("/api/signup", { email: `layers${Date.now()}@example.com`, password: "correct horse battery", timezone: "UTC" });
-  const authorization = `Basic ${Buffer.from(`${user.api_token as string}:api_token`).toString("base64")}`;
-  await post(`/api/v9/workspaces/${user.default_workspace_id as number}/time_entries`, { created_with: "layers", start: new Date().toISOString().slice(0, 19) + "Z" }, { authorization });
-  const userId = BigInt(user.id as number);
+  const user = await system.signup("layers");
+  const started = await system.api("POST", `/api/v9/workspaces/${user.workspaceId}/time_entries`, { auth: user.auth, body: { created_with: "layers", start: new Date().toISOString().slice(0, 19) + "Z" } });
+  if (started.status !== 200) throw new Error(`start: ${started.status} ${started.text}`);
+  const authorization = `Basic ${Buffer.from(`${user.apiToken}:api_token`).toString("base64")}`;
+  const userId = BigInt(user.id);
   const client = system.directory.client("tracking", TimeEntryService);
   const rpc = () => client.getCurrentTimeEntry({}, { headers: { [HEADER.userId]: String(userId) } });
 
@@ -67,16 +61,10 @@ try {
   const barePort = await freePort();
   await bare.listen({ host: "127.0.0.1", port: barePort });
 
-  const get = (at: number, path: string, headers: Record<string, string> = {}) =>
-    new Promise<void>((resolve, reject) => {
-      http
-        .get({ host: "127.0.0.1", port: at, path, agent, headers }, (res) => {
-          if (res.statusCode !== 200) reject(new Error(`${path}: ${res.statusCode}`));
-          res.resume();
-          res.on("end", resolve);
-        })
-        .on("error", reject);
-    });
+  const get = async (at: number, path: string, headers: Record<string, string> = {}) => {
+    const res = await httpGet(agent, at, path, headers);
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body.slice(0, 200)}`);
+  };
 
   const rows: Row[] = [
     { name: "the store's query (knex), no HTTP", request: () => runningEntry(db, userId) },
@@ -124,6 +112,5 @@ try {
   agent.destroy();
   await bare.close();
   await db.destroy();
-  await system.close();
-  await cleanUp(config);
+  for (const teardown of teardowns) await teardown();
 }

@@ -213,6 +213,11 @@ export interface BenchSystem {
   stop(others?: ChildProcess[]): Promise<void>;
 }
 
+/** What a system runs on, as the benches print it. */
+export function benchMode(config: Config): string {
+  return config.mysqlUrl ? `MySQL ${new URL(config.mysqlUrl).host} + NATS ${config.natsUrl ?? "(in-process bus)"}` : "embedded (SQLite, in-process bus)";
+}
+
 /** Starts the whole system (`cmd/start.ts`) on its own data directory, database prefix and stream prefix. */
 export async function startBenchSystem(): Promise<BenchSystem> {
   const id = `bench${randomBytes(3).toString("hex")}_`;
@@ -235,7 +240,7 @@ export async function startBenchSystem(): Promise<BenchSystem> {
     LOG_LEVEL: "warn",
   };
   const config = loadConfig(env);
-  const mode = config.mysqlUrl ? `MySQL ${new URL(config.mysqlUrl).host} + NATS ${config.natsUrl ?? "(in-process bus)"}` : "embedded (SQLite, in-process bus)";
+  const mode = benchMode(config);
   const system = await startProcess("cmd/start.ts", env, `http://127.0.0.1:${ports.gateway}/readyz`);
   return {
     env,
