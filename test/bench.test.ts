@@ -75,8 +75,11 @@ t.test("bench:layers runs and prints each layer", async (t) => {
   const res = await run("bench/layers.ts", { BENCH_REQUESTS: "30", BENCH_ROUNDS: "1" });
   t.equal(res.code, 0, res.stderr.slice(-2000));
   const rows = res.stdout.split("\n").filter((l) => /^\| (the store|the RPC|HTTP:)/.test(l));
-  t.equal(rows.length, 7, "seven layers");
-  for (const row of rows) t.ok(Number(row.split("|")[3]) > 0, `a CPU time: ${row}`);
+  t.equal(rows.length, 8, "eight layers");
+  for (const row of rows) {
+    const [mean, least] = [Number(row.split("|")[3]), Number(row.split("|")[4])];
+    t.ok(mean > 0 && least > 0 && least <= mean, `a mean and a least round's CPU time: ${row}`);
+  }
   t.match(res.stdout, /the gateway over the bare server \(the gateway's route - bare route, the store's query\): -?[\d.]+/);
 });
 

@@ -48,10 +48,26 @@ export function trackingAccess(gate: WorkspaceGate, db: Knex, identity: Client<t
       });
       return scope && withViewer(scope);
     },
-    user: (userId): TrackingUserScope => ({
-      userId,
-      memberships: () => gate.memberships(userId),
-      workspaces: async () => Promise.all((await gate.memberScopes(userId)).map(withViewer)),
-    }),
+    user: (userId): TrackingUserScope => new UserScope(userId, gate, withViewer),
   };
+}
+
+/**
+ * The caller's own scope, made on every call of an RPC declared SCOPE_USER: its methods are the
+ * class's, not closures made (and, under tsx, named) for each call.
+ */
+class UserScope implements TrackingUserScope {
+  constructor(
+    readonly userId: bigint,
+    private readonly gate: WorkspaceGate,
+    private readonly withViewer: (scope: WorkspaceScope) => Promise<TrackingScope>,
+  ) {}
+
+  memberships(): Promise<bigint[]> {
+    return this.gate.memberships(this.userId);
+  }
+
+  async workspaces(): Promise<TrackingScope[]> {
+    return Promise.all((await this.gate.memberScopes(this.userId)).map(this.withViewer));
+  }
 }

@@ -18,6 +18,9 @@ import { entryMessages, savedEntryMessage, type EntryView } from "./view.js";
 /** Runs of a time entry change that collides on a unique key with a concurrent one before it answers 409. */
 const COLLISION_RUNS = 3;
 
+/** A body's id: 0 clears it (null), absent leaves it. */
+const bodyId = (v: bigint | undefined) => (v === undefined ? undefined : v === 0n ? null : v);
+
 /** The body's values as a change; ids 0 clear the project or task (JSON null cannot be told from absent). */
 function bodyChange(body: TimeEntryBody | undefined, workspaceId: bigint, creating: boolean): EntryChange {
   const b = body ?? ({} as Partial<TimeEntryBody>);
@@ -28,7 +31,6 @@ function bodyChange(body: TimeEntryBody | undefined, workspaceId: bigint, creati
   if (creating && !b.start) throw startMissing();
   let start = b.start ? entryInstant(b.start, "start") : undefined;
   if (creating && start && b.startDate) start = withStartDate(start, b.startDate);
-  const id = (v: bigint | undefined) => (v === undefined ? undefined : v === 0n ? null : v);
   const action = tagAction(b.tagAction);
   const userId = b.userId ?? b.uid;
   return {
@@ -37,8 +39,8 @@ function bodyChange(body: TimeEntryBody | undefined, workspaceId: bigint, creati
     duration: b.duration === undefined ? undefined : Number(b.duration),
     description: b.description,
     billable: b.billable,
-    projectId: id(b.projectId ?? b.pid),
-    taskId: id(b.taskId ?? b.tid),
+    projectId: bodyId(b.projectId ?? b.pid),
+    taskId: bodyId(b.taskId ?? b.tid),
     tags: b.tagIds?.length || b.tags?.length ? [{ action, ids: b.tagIds ?? [], names: b.tags ?? [] }] : undefined,
     sharedWith: b.sharedWithUserIds?.length ? b.sharedWithUserIds : undefined,
     userId,
