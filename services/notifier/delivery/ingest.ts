@@ -21,6 +21,12 @@ type Incoming = BusMessage & { seq?: number };
 const LEASE_MS = 10_000;
 
 /**
+ * The most stream positions ingest reads past the stored one without storing it, while what it
+ * reads queues nothing (events of workspaces without subscriptions, the common case).
+ */
+export const UNSTORED_POSITIONS = 1_000;
+
+/**
  * Ingester turns events from the bus into queued notifications, one per matching subscription,
  * in the order the stream holds the events.
  *
@@ -30,12 +36,24 @@ const LEASE_MS = 10_000;
  * queued exactly once and in stream order even when a lease changes hands mid-batch. Redelivery
  * of an unacknowledged message can therefore never put an older event behind a newer one. On the
  * in-process bus the publisher waits for the ingest, which is the acknowledgement.
+ *
+ * A batch that queues nothing does not store the position (a transaction per batch of events no
+ * one subscribes to, most of them): it is stored with the next batch that queues, at each renewal
+ * of the lease (a third of it), on stop, and once UNSTORED_POSITIONS are read past it. A replica
+ * that starts from a stored position behind the stream reads those events again; they queue nothing
+ * again, unless a subscription was made meanwhile: it may then get events up to that long older
+ * than itself (as it may get the ones ingest had not yet read when it was made).
  */
 export class Ingester {
   private readonly lease: Lease;
   private readonly leaseMs: number;
   private consumer?: Consumer;
+  /** How far ingest has read the stream. */
   private position = 0;
+  /** The position the notifier's database holds, as this replica last read or stored it. */
+  private stored = 0;
+  /** Batches and the position's storing, one at a time (they compare-and-set the same row). */
+  private turn: Promise<unknown> = Promise.resolve();
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private tending?: Promise<void>;
@@ -69,10 +87,12 @@ export class Ingester {
         const held = await this.lease.hold();
         if (held && !this.consumer && !this.stopped) {
           this.consumer = await this.bus.follow!(
-            async () => (this.position = await this.store.position()),
+            async () => (this.position = this.stored = await this.store.position()),
             (batch) => this.ingest(batch),
           );
-        } else if (!held && this.consumer) {
+        } else if (held) {
+          await this.storePosition();
+        } else if (this.consumer) {
           await this.consumer.stop();
           this.consumer = undefined;
         }
@@ -85,8 +105,30 @@ export class Ingester {
     if (!this.stopped) this.timer = setTimeout(() => void this.tend(), this.leaseMs / 3);
   }
 
+  /** Runs `work` after what runs before it, batch or storing. */
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.turn.then(work);
+    this.turn = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Stores the position read past without storing it (see the class). */
+  private storePosition(): Promise<void> {
+    return this.inTurn(async () => {
+      if (this.position === this.stored) return;
+      if (!(await this.store.enqueue([], [], { expected: this.stored, next: this.position }))) {
+        throw new Error("the ingest position moved: another replica ingests now");
+      }
+      this.stored = this.position;
+    });
+  }
+
   /** Queues the notifications of a batch of events; resolves once they are stored. */
-  async ingest(batch: Incoming[]): Promise<void> {
+  ingest(batch: Incoming[]): Promise<void> {
+    return this.inTurn(() => this.queue(batch));
+  }
+
+  private async queue(batch: Incoming[]): Promise<void> {
     const fresh = batch.filter((m) => m.seq === undefined || m.seq > this.position);
     if (fresh.length === 0) return;
     const events: { event: Event; family: Family }[] = [];
@@ -124,12 +166,15 @@ export class Ingester {
       }
     }
     const last = fresh[fresh.length - 1].seq;
-    const position = last === undefined ? undefined : { expected: this.position, next: last };
-    if (rows.length === 0 && !position) return;
+    if (rows.length === 0 && (last === undefined || last - this.stored < UNSTORED_POSITIONS)) {
+      if (last !== undefined) this.position = last;
+      return;
+    }
+    const position = last === undefined ? undefined : { expected: this.stored, next: last };
     if (!(await this.store.enqueue(rows, payloads, position))) {
       throw new Error("the ingest position moved: another replica ingests now");
     }
-    if (last !== undefined) this.position = last;
+    if (last !== undefined) this.position = this.stored = last;
     if (rows.length) this.onQueued(new Set(rows.map((r) => r.subscription_id)));
   }
 
@@ -137,7 +182,11 @@ export class Ingester {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.tending;
-    await this.consumer?.stop();
+    if (this.consumer && this.bus.follow) {
+      await this.consumer.stop();
+      // What was read past is stored while the lease is still this replica's.
+      await this.storePosition().catch((err: unknown) => this.log.warn({ err }, "notifier: storing the ingest position failed"));
+    } else await this.consumer?.stop();
     this.consumer = undefined;
     if (this.bus.follow) await this.lease.release();
   }

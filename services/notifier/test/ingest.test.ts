@@ -1,7 +1,16 @@
 import t from "tap";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { EventSchema } from "../../../gen/events/v1/event_pb.js";
+import type { EventBus, StreamMessage } from "../../../lib/bus.js";
 import { ManualClock } from "../../../lib/clock.js";
+import { createLogger } from "../../../lib/logger.js";
+import { Ingester, UNSTORED_POSITIONS } from "../delivery/ingest.js";
+import type { IngestStore } from "../delivery/ingest-store.js";
 import type { NewNotification } from "../notifications/store.js";
-import { startNotifier } from "./support.js";
+import type { TestContext } from "../../../test/support/harness.js";
+import { eventually, startNotifier } from "./support.js";
+
 
 /**
  * Ingest stores its stream position in the same transaction as the notifications,
@@ -65,4 +74,60 @@ t.test("an event already queued for a subscription is not queued twice", async (
     (await n.notifier.stores.notifications.list(sub, undefined, 10)).map((q) => q.id),
     ["ntf_first"],
   );
+});
+
+/**
+ * An ingester following a stream the test feeds by hand (as JetStreamBus.follow hands batches), with
+ * a lease always its own: what it stores of its position, read off the database.
+ */
+async function handFedIngester(t: TestContext, leaseMs: number) {
+  const clock = new ManualClock();
+  const n = await startNotifier(t, { clock });
+  const store = n.notifier.stores.ingest;
+  // Makes the position's row (when the notifier's own ingest has not), as a replica that ingests does.
+  await store.lease(() => clock.now().getTime(), 10_000).hold();
+  const start = await store.position();
+  const { subscription } = await n.admin.createSubscription({ service: "tracking", workspaceId: "w1", url: "http://127.0.0.1:9/hook" });
+  let handler: ((batch: StreamMessage[]) => Promise<void>) | undefined;
+  const bus = {
+    follow: async (from: () => Promise<number>, handle: (batch: StreamMessage[]) => Promise<void>) => {
+      await from();
+      handler = handle;
+      return { stop: async () => undefined };
+    },
+  } as unknown as EventBus;
+  const ownLease = { lease: () => ({ hold: async () => true, release: async () => undefined }), position: () => store.position(), enqueue: store.enqueue.bind(store) } as unknown as IngestStore;
+  const ingester = new Ingester(ownLease, n.notifier.stores.subscriptions, bus, clock, createLogger("silent"), () => undefined, { leaseMs });
+  await ingester.start();
+  t.teardown(() => ingester.stop());
+  /** Hands the ingester the event at stream position `seq`, of workspace `workspaceId`. */
+  const feed = (seq: number, workspaceId: string) => {
+    const event = create(EventSchema, { id: `e${seq}`, service: "tracking", workspaceId, entity: "client", action: "created", occurredAt: timestampFromDate(clock.now()), objectId: "1" });
+    return handler!([{ subject: `tracking.${workspaceId}.client.created`, id: event.id, data: toBinary(EventSchema, event), seq }]);
+  };
+  return { n, store, start, ingester, feed, sub: BigInt(subscription!.subscriptionId) };
+}
+
+t.test("batches that queue nothing store the position only with one that queues, past UNSTORED_POSITIONS, and on stop", async (t) => {
+  const { n, store, start, ingester, feed, sub } = await handFedIngester(t, 3_600_000);
+  for (let i = 1; i <= 5; i++) await feed(start + i, "nobody");
+  t.equal(await store.position(), start, "events no one subscribes to store nothing");
+  await feed(start + 6, "w1");
+  t.equal(await store.position(), start + 6, "a batch that queues stores the position with its notifications");
+  await feed(start + 7, "nobody");
+  t.equal(await store.position(), start + 6);
+  await feed(start + 6 + UNSTORED_POSITIONS, "nobody");
+  t.equal(await store.position(), start + 6 + UNSTORED_POSITIONS, "stored once UNSTORED_POSITIONS are read past it");
+  await feed(start + 7 + UNSTORED_POSITIONS, "nobody");
+  await ingester.stop();
+  t.equal(await store.position(), start + 7 + UNSTORED_POSITIONS, "stored on stop");
+  t.same((await n.notifier.stores.notifications.list(sub, undefined, 10)).map((q) => q.event_id), [`e${start + 6}`], "the one event subscribed to, queued once");
+});
+
+t.test("the position read past is stored at the lease's renewal", async (t) => {
+  const { store, start, feed } = await handFedIngester(t, 300);
+  await feed(start + 1, "nobody");
+  await feed(start + 2, "nobody");
+  await eventually(async () => (await store.position()) === start + 2, 5_000, "the position stored by a renewal (every 100 ms)");
+  t.pass("stored");
 });
