@@ -1,5 +1,6 @@
 import { connect, AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, headers as natsHeaders, type NatsConnection, type JetStreamClient, type ConsumerMessages } from "nats";
 import type { Logger } from "./logger.js";
+import { Turns } from "./turns.js";
 
 export interface BusMessage {
   subject: string;
@@ -44,16 +45,14 @@ export interface EventBus {
  */
 export class InProcessBus implements EventBus {
   private readonly consumers = new Map<string, (msg: BusMessage) => Promise<void>>();
-  private chain: Promise<void> = Promise.resolve();
+  /** One message at a time, as a stream hands them out. */
+  private readonly turns = new Turns();
 
   async publish(msg: BusMessage): Promise<void> {
     if (this.consumers.size === 0) throw new Error("no consumer on the in-process bus");
-    // One message at a time, as a stream hands them out.
-    const run = this.chain.then(async () => {
+    await this.turns.run(async () => {
       for (const handler of this.consumers.values()) await handler(msg);
     });
-    this.chain = run.catch(() => undefined);
-    await run;
   }
 
   async consume(durable: string, handler: (msg: BusMessage) => Promise<void>): Promise<Consumer> {

@@ -8,6 +8,7 @@ import { sortableId } from "../../../lib/ids.js";
 import type { NewNotification } from "../notifications/store.js";
 import { familyOfService, matches, receivesEvents } from "../subscriptions/rules.js";
 import type { Family, SubscriptionReceiver, SubscriptionStore } from "../subscriptions/store.js";
+import { Turns } from "../../../lib/turns.js";
 import { hiringTemplate, trackingTemplate } from "./payloads.js";
 import type { EventPayload, IngestStore } from "./ingest-store.js";
 
@@ -53,7 +54,7 @@ export class Ingester {
   /** The position the notifier's database holds, as this replica last read or stored it. */
   private stored = 0;
   /** Batches and the position's storing, one at a time (they compare-and-set the same row). */
-  private turn: Promise<unknown> = Promise.resolve();
+  private readonly turns = new Turns();
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private tending?: Promise<void>;
@@ -105,16 +106,9 @@ export class Ingester {
     if (!this.stopped) this.timer = setTimeout(() => void this.tend(), this.leaseMs / 3);
   }
 
-  /** Runs `work` after what runs before it, batch or storing. */
-  private inTurn<T>(work: () => Promise<T>): Promise<T> {
-    const run = this.turn.then(work);
-    this.turn = run.catch(() => undefined);
-    return run;
-  }
-
   /** Stores the position read past without storing it (see the class). */
   private storePosition(): Promise<void> {
-    return this.inTurn(async () => {
+    return this.turns.run(async () => {
       if (this.position === this.stored) return;
       if (!(await this.store.enqueue([], [], { expected: this.stored, next: this.position }))) {
         throw new Error("the ingest position moved: another replica ingests now");
@@ -125,7 +119,7 @@ export class Ingester {
 
   /** Queues the notifications of a batch of events; resolves once they are stored. */
   ingest(batch: Incoming[]): Promise<void> {
-    return this.inTurn(() => this.queue(batch));
+    return this.turns.run(() => this.queue(batch));
   }
 
   private async queue(batch: Incoming[]): Promise<void> {
@@ -182,12 +176,12 @@ export class Ingester {
     this.stopped = true;
     clearTimeout(this.timer);
     await this.tending;
-    if (this.consumer && this.bus.follow) {
-      await this.consumer.stop();
-      // What was read past is stored while the lease is still this replica's.
-      await this.storePosition().catch((err: unknown) => this.log.warn({ err }, "notifier: storing the ingest position failed"));
-    } else await this.consumer?.stop();
+    // A consumer of the stream runs only while this replica holds the lease.
+    const following = this.consumer !== undefined && this.bus.follow !== undefined;
+    await this.consumer?.stop();
     this.consumer = undefined;
+    // What was read past is stored while the lease is still this replica's.
+    if (following) await this.storePosition().catch((err: unknown) => this.log.warn({ err }, "notifier: storing the ingest position failed"));
     if (this.bus.follow) await this.lease.release();
   }
 }

@@ -1,4 +1,5 @@
 import type { Clock } from "../../../lib/clock.js";
+import { Turns } from "../../../lib/turns.js";
 import type { Logger } from "../../../lib/logger.js";
 import type { RetentionStore } from "./retention-store.js";
 
@@ -33,7 +34,7 @@ export class Retention {
   private timer?: NodeJS.Timeout;
   private stopping = false;
   /** Sweeps run one after another, never side by side. */
-  private sweeps: Promise<unknown> = Promise.resolve();
+  private readonly sweeps = new Turns();
   private readonly opts: Required<RetentionOptions>;
 
   constructor(
@@ -69,9 +70,7 @@ export class Retention {
 
   /** Removes everything older than the retention, in batches; after a sweep that is running now. */
   sweep(): Promise<Swept> {
-    const run = this.sweeps.then(() => this.removeExpired());
-    this.sweeps = run.catch(() => undefined);
-    return run;
+    return this.sweeps.run(() => this.removeExpired());
   }
 
   private async removeExpired(): Promise<Swept> {
@@ -103,6 +102,6 @@ export class Retention {
   async stop(): Promise<void> {
     this.stopping = true;
     clearTimeout(this.timer);
-    await this.sweeps;
+    await this.sweeps.settled();
   }
 }

@@ -11,7 +11,6 @@ import type { NewNotification } from "../notifications/store.js";
 import type { TestContext } from "../../../test/support/harness.js";
 import { eventually, startNotifier } from "./support.js";
 
-
 /**
  * Ingest stores its stream position in the same transaction as the notifications,
  * compare-and-set: two replicas that read the same events (a lease that changed hands
