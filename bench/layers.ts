@@ -1,3 +1,4 @@
+import "../lib/runtime.js";
 import Fastify from "fastify";
 import { connectDatabase } from "../lib/db.js";
 import { HEADER } from "../lib/identity.js";

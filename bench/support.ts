@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { readFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { create } from "@bufbuild/protobuf";
 import { ListCandidatesRequestSchema } from "../gen/hiring/v1/export_pb.js";
 import { candidateQuery, type CandidateQuery } from "../services/hiring/candidates/query.js";
@@ -57,12 +57,20 @@ export function benchListQuery(params: Record<string, string | undefined>): Cand
 /**
  * Runs a TypeScript entry point of this repository (`cmd/start.ts`, a bench server) in its own
  * Node.js process and resolves once `readyUrl` answers 2xx. BENCH_PROFILE=<dir>: the process
- * writes a V8 CPU profile there when it stops. `ipc`: with a message channel to the process.
+ * writes a V8 CPU profile there when it stops. BENCH_GC_TRACE=<dir>: the process traces each
+ * garbage collection (`--trace-gc-nvp`) into `<dir>/<entry>.log`, which `npm run bench:gc -- <dir>`
+ * sums up. `ipc`: with a message channel to the process.
  */
 export async function startProcess(entry: string, env: NodeJS.ProcessEnv, readyUrl: string, options: { ipc?: boolean } = {}): Promise<ChildProcess> {
   const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const stdio = options.ipc ? ["ignore", "ignore", "inherit", "ipc"] : ["ignore", "ignore", "inherit"];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", entry], { cwd: join(import.meta.dirname, ".."), env, stdio: stdio as ("ignore" | "inherit" | "ipc")[] });
+  const traceDir = process.env.BENCH_GC_TRACE;
+  const gcTrace = traceDir ? ["--trace-gc-nvp"] : [];
+  // The trace is the process's standard output, which is otherwise not read.
+  if (traceDir) mkdirSync(traceDir, { recursive: true });
+  const out = traceDir ? openSync(join(traceDir, `${entry.replace(/[/.]/g, "_")}.log`), "w") : "ignore";
+  const stdio = options.ipc ? ["ignore", out, "inherit", "ipc"] : ["ignore", out, "inherit"];
+  const child = spawn(process.execPath, [...profile, ...gcTrace, "--import", "tsx", entry], { cwd: join(import.meta.dirname, ".."), env, stdio: stdio as ("ignore" | "inherit" | "ipc")[] });
+  if (typeof out === "number") closeSync(out);
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${entry} exited with ${child.exitCode}`);
@@ -81,4 +89,36 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   child.kill("SIGTERM");
   await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
   if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+}
+
+/** What V8's `--trace-gc-nvp` lines of one process tell (bench/gc.ts). */
+export interface GcSummary {
+  young: number;
+  youngPauseMs: number;
+  survivedBytes: number;
+  promotedBytes: number;
+  allocatedBytes: number;
+  full: number;
+  fullPauseMs: number;
+}
+
+/** The figures of one process's trace. */
+export function summarizeGcTrace(text: string): GcSummary {
+  const s: GcSummary = { young: 0, youngPauseMs: 0, survivedBytes: 0, promotedBytes: 0, allocatedBytes: 0, full: 0, fullPauseMs: 0 };
+  for (const line of text.split("\n")) {
+    const kind = /\bgc=(\w+)/.exec(line)?.[1];
+    if (!kind) continue;
+    const field = (name: string) => Number(new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1] ?? 0);
+    if (kind === "s") {
+      s.young++;
+      s.youngPauseMs += field("pause");
+      s.survivedBytes += field("new_space_survived");
+      s.promotedBytes += field("promoted");
+      s.allocatedBytes += field("allocated");
+    } else if (kind === "mc") {
+      s.full++;
+      s.fullPauseMs += field("pause");
+    }
+  }
+  return s;
 }

@@ -1,3 +1,4 @@
+import "../lib/runtime.js";
 import * as http from "node:http";
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";

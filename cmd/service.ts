@@ -1,3 +1,4 @@
+import "../lib/runtime.js";
 import { loadConfig, SERVICE_NAMES, type ServiceName } from "../lib/config.js";
 import { createLogger } from "../lib/logger.js";
 import { startSystem, stopOnSignals } from "./system.js";

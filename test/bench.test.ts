@@ -1,5 +1,7 @@
 import t from "tap";
 import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 /**
@@ -12,16 +14,18 @@ const root = join(import.meta.dirname, "..");
 // Nine benchmarks one after another, each up to 100 s on a busy machine: more than tap's 120 s per file.
 t.setTimeout(600_000);
 
-function run(script: string, env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(script: string, env: Record<string, string>, args: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", script], { cwd: root, env: { ...process.env, ...env }, timeout: 100_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, ["--import", "tsx", script, ...args], { cwd: root, env: { ...process.env, ...env }, timeout: 100_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
 }
 
 t.test("bench:hiring runs and every row answers without errors", async (t) => {
-  const res = await run("bench/hiring.ts", { BENCH_CANDIDATES: "400", BENCH_CHUNK: "200", BENCH_REQUESTS: "30", BENCH_SECONDS: "5", BENCH_WARMUP_SECONDS: "0.2" });
+  const traces = mkdtempSync(join(tmpdir(), "bench-gc-"));
+  t.teardown(() => rmSync(traces, { recursive: true, force: true }));
+  const res = await run("bench/hiring.ts", { BENCH_CANDIDATES: "400", BENCH_CHUNK: "200", BENCH_REQUESTS: "30", BENCH_SECONDS: "5", BENCH_WARMUP_SECONDS: "0.2", BENCH_GC_TRACE: traces });
   t.equal(res.code, 0, res.stderr.slice(-2000));
   const rows = res.stdout.split("\n").filter((l) => /^\| (first page|90% deep page|filtered page|tags filter) \|/.test(l));
   t.equal(rows.length, 16, "four queries, four ways each");
@@ -31,6 +35,11 @@ t.test("bench:hiring runs and every row answers without errors", async (t) => {
     t.ok(Number(cells[5]) > 0, "a throughput");
   }
   t.match(res.stdout, /throughput \/ direct, first page: gateway \d+%/);
+
+  // BENCH_GC_TRACE: each server process's collections, summed up by bench:gc.
+  const gc = await run("bench/gc.ts", {}, [traces]);
+  t.equal(gc.code, 0, gc.stderr);
+  for (const name of ["cmd_start_ts.log", "bench_bare-server_ts.log"]) t.match(gc.stdout, new RegExp(`^\\| ${name} \\| [1-9]\\d* \\| [\\d.]+ \\|`, "m"), `${name}: young collections and their pauses`);
 });
 
 t.test("bench:webhooks runs and loses nothing", async (t) => {

@@ -1,3 +1,4 @@
+import "../../lib/runtime.js";
 import Fastify from "fastify";
 import { loadConfig } from "../../lib/config.js";
 import { connectDatabase, type Knex } from "../../lib/db.js";
