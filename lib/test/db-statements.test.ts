@@ -83,3 +83,13 @@ t.test("an SQLite query's LIMIT is in its SQL, its OFFSET bound; both engines an
   t.same(await db("statement_things").limit(0).select("id"), [], "limit 0");
   await db.transaction(async (trx) => t.same(await trx("statement_things").where({ id: 1 }).first("id"), { id: 1 }));
 });
+
+t.test("a MySQL connection holds no room for prepared statements it never makes", { skip: !isMysql(db) && "MySQL only" }, async (t) => {
+  const connection = (await db.client.acquireConnection()) as { config: { maxPreparedStatements: number } };
+  try {
+    t.equal(connection.config.maxPreparedStatements, 1);
+  } finally {
+    await db.client.releaseConnection(connection);
+  }
+  t.same(await byId(2), [{ id: 2, name: "two" }], "queries answer as before");
+});
