@@ -57,17 +57,17 @@ export function benchListQuery(params: Record<string, string | undefined>): Cand
 /**
  * Runs a TypeScript entry point of this repository (`cmd/start.ts`, a bench server) in its own
  * Node.js process and resolves once `readyUrl` answers 2xx. BENCH_PROFILE=<dir>: the process
- * writes a V8 CPU profile there when it stops. BENCH_GC_TRACE=<dir>: the process traces each
- * garbage collection (`--trace-gc-nvp`) into `<dir>/<entry>.log`, which `npm run bench:gc -- <dir>`
- * sums up. `ipc`: with a message channel to the process.
+ * writes a V8 CPU profile there when it stops. `gcTraceDir` (BENCH_GC_TRACE=<dir> by default): the
+ * process traces each garbage collection (`--trace-gc-nvp`) into gcTraceFile(dir, entry), which
+ * `npm run bench:gc -- <dir>` sums up. `ipc`: with a message channel to the process.
  */
-export async function startProcess(entry: string, env: NodeJS.ProcessEnv, readyUrl: string, options: { ipc?: boolean } = {}): Promise<ChildProcess> {
+export async function startProcess(entry: string, env: NodeJS.ProcessEnv, readyUrl: string, options: { ipc?: boolean; gcTraceDir?: string } = {}): Promise<ChildProcess> {
   const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const traceDir = process.env.BENCH_GC_TRACE;
+  const traceDir = options.gcTraceDir ?? process.env.BENCH_GC_TRACE;
   const gcTrace = traceDir ? ["--trace-gc-nvp"] : [];
   // The trace is the process's standard output, which is otherwise not read.
   if (traceDir) mkdirSync(traceDir, { recursive: true });
-  const out = traceDir ? openSync(join(traceDir, `${entry.replace(/[/.]/g, "_")}.log`), "w") : "ignore";
+  const out = traceDir ? openSync(gcTraceFile(traceDir, entry), "w") : "ignore";
   const stdio = options.ipc ? ["ignore", out, "inherit", "ipc"] : ["ignore", out, "inherit"];
   const child = spawn(process.execPath, [...profile, ...gcTrace, "--import", "tsx", entry], { cwd: join(import.meta.dirname, ".."), env, stdio: stdio as ("ignore" | "inherit" | "ipc")[] });
   if (typeof out === "number") closeSync(out);
@@ -91,6 +91,9 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 }
 
+/** Where startProcess writes the garbage collections of `entry` run with a trace directory. */
+export const gcTraceFile = (dir: string, entry: string) => join(dir, `${entry.replace(/[/.]/g, "_")}.log`);
+
 /** What V8's `--trace-gc-nvp` lines of one process tell (bench/gc.ts). */
 export interface GcSummary {
   young: number;
@@ -102,13 +105,21 @@ export interface GcSummary {
   fullPauseMs: number;
 }
 
+/** The `--trace-gc-nvp` fields read, each `name=<number>`. */
+const GC_FIELDS = {
+  pause: /\bpause=([\d.]+)/,
+  new_space_survived: /\bnew_space_survived=(\d+)/,
+  promoted: /\bpromoted=(\d+)/,
+  allocated: /\ballocated=(\d+)/,
+};
+
 /** The figures of one process's trace. */
 export function summarizeGcTrace(text: string): GcSummary {
   const s: GcSummary = { young: 0, youngPauseMs: 0, survivedBytes: 0, promotedBytes: 0, allocatedBytes: 0, full: 0, fullPauseMs: 0 };
   for (const line of text.split("\n")) {
     const kind = /\bgc=(\w+)/.exec(line)?.[1];
     if (!kind) continue;
-    const field = (name: string) => Number(new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1] ?? 0);
+    const field = (name: keyof typeof GC_FIELDS) => Number(GC_FIELDS[name].exec(line)?.[1] ?? 0);
     if (kind === "s") {
       s.young++;
       s.youngPauseMs += field("pause");
