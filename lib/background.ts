@@ -60,20 +60,24 @@ export class Lease {
 }
 
 /**
- * Runs a pass of background work at once when kicked (a change committed something to send),
- * every `intervalMs` otherwise; passes never overlap, and a kick during a pass runs another
- * right after it.
+ * Runs a pass of background work `kickDelayMs` after it is kicked (a change committed something
+ * to send), every `intervalMs` otherwise; passes never overlap, and a kick during a pass runs
+ * another `kickDelayMs` after it. Kicks within the delay share one pass: what they committed goes
+ * out together.
  */
 export class KickedLoop {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private again = false;
+  /** A pass is due within the kick delay: later kicks wait for it. */
+  private kicked = false;
   private stopped = true;
   private passes: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly pass: () => Promise<void>,
     private readonly intervalMs: number,
+    private readonly kickDelayMs = 0,
   ) {}
 
   start(): void {
@@ -85,7 +89,10 @@ export class KickedLoop {
   kick(): void {
     if (this.stopped) return;
     if (this.running) this.again = true;
-    else this.schedule(0);
+    else if (!this.kicked) {
+      this.kicked = true;
+      this.schedule(this.kickDelayMs);
+    }
   }
 
   /** Runs a pass now, after any running one (tests, shutdown). */
@@ -107,11 +114,13 @@ export class KickedLoop {
     if (this.stopped) return;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
+      this.kicked = false;
       this.running = this.tick().finally(() => {
         this.running = undefined;
         const again = this.again;
         this.again = false;
-        this.schedule(again ? 0 : this.intervalMs);
+        this.kicked = again;
+        this.schedule(again ? this.kickDelayMs : this.intervalMs);
       });
     }, ms);
   }
@@ -122,6 +131,8 @@ export interface LeasedWorkOptions {
   pollMs: number;
   /** How long the lease holds after each renewal: another replica takes the work over once it lapses. */
   leaseMs: number;
+  /** Milliseconds a pass waits after a kick, so that the kicks of that time share it (0, the default). */
+  kickDelayMs?: number;
   /**
    * `stillHeld()` renews the lease at most this often, answering true in between without a write
    * (a long pass asks between items; a lease of minutes needs no write per item). 0, the default:
@@ -158,7 +169,7 @@ export abstract class LeasedWork {
   ) {
     this.nowMs = () => clock.now().getTime();
     this.lease = new Lease(db, name, this.nowMs, options.leaseMs);
-    this.loop = new KickedLoop(() => this.run(), options.pollMs);
+    this.loop = new KickedLoop(() => this.run(), options.pollMs, options.kickDelayMs);
     this.renewEveryMs = options.renewEveryMs ?? 0;
   }
 

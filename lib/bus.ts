@@ -1,4 +1,4 @@
-import { connect, AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, headers as natsHeaders, type NatsConnection, type JetStreamClient, type ConsumerMessages } from "nats";
+import { connect, AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, headers as natsHeaders, type NatsConnection, type JetStreamClient, type ConsumerMessages, type JsMsg } from "nats";
 import type { Logger } from "./logger.js";
 import { Turns } from "./turns.js";
 
@@ -20,12 +20,14 @@ export interface StreamMessage extends BusMessage {
 
 /**
  * EventBus is the stream every service publishes its events to. `publish` resolves once the
- * stream has stored the message; `consume` hands messages to the handler one at a time, in
- * stream order, and acknowledges a message only after the handler resolved.
+ * stream has stored every message, in their order; when it fails, a prefix of them may be stored
+ * (published again, JetStream drops them by their ids; an in-process consumer gets them again).
+ * `consume` hands the handler a batch at a time (what arrived while the last batch was handled),
+ * in stream order, and acknowledges a batch's messages only after the handler resolved.
  */
 export interface EventBus {
-  publish(msg: BusMessage): Promise<void>;
-  consume(durable: string, handler: (msg: BusMessage) => Promise<void>): Promise<Consumer>;
+  publish(messages: readonly BusMessage[]): Promise<void>;
+  consume(durable: string, handler: (batch: BusMessage[]) => Promise<void>): Promise<Consumer>;
   /**
    * Only on a bus that keeps messages (JetStream), for a consumer that stores its position in its
    * own database, in the same transaction as what it does with the messages (exactly once, in
@@ -39,23 +41,24 @@ export interface EventBus {
 }
 
 /**
- * InProcessBus is the embedded default: publishing runs the consumers' handlers directly, so a
- * publish succeeds only when every consumer has stored the message. With no consumer it fails,
- * and the outbox keeps the event until one is there.
+ * InProcessBus is the embedded default: publishing runs the consumers' handlers directly, each
+ * with the whole batch published, so a publish succeeds only when every consumer has stored the
+ * messages. With no consumer it fails, and the outbox keeps the events until one is there.
  */
 export class InProcessBus implements EventBus {
-  private readonly consumers = new Map<string, (msg: BusMessage) => Promise<void>>();
-  /** One message at a time, as a stream hands them out. */
+  private readonly consumers = new Map<string, (batch: BusMessage[]) => Promise<void>>();
+  /** One batch at a time, as a stream hands them out. */
   private readonly turns = new Turns();
 
-  async publish(msg: BusMessage): Promise<void> {
+  async publish(messages: readonly BusMessage[]): Promise<void> {
     if (this.consumers.size === 0) throw new Error("no consumer on the in-process bus");
+    if (messages.length === 0) return;
     await this.turns.run(async () => {
-      for (const handler of this.consumers.values()) await handler(msg);
+      for (const handler of this.consumers.values()) await handler([...messages]);
     });
   }
 
-  async consume(durable: string, handler: (msg: BusMessage) => Promise<void>): Promise<Consumer> {
+  async consume(durable: string, handler: (batch: BusMessage[]) => Promise<void>): Promise<Consumer> {
     this.consumers.set(durable, handler);
     return { stop: async () => void this.consumers.delete(durable) };
   }
@@ -69,8 +72,11 @@ export class InProcessBus implements EventBus {
   }
 }
 
-/** Messages a follower takes at once. */
+/** Messages a consumer or a follower takes at once. */
 const FOLLOW_BATCH = 256;
+
+/** A message as the stream handed it, with what acknowledges it. */
+type ReceivedMessage = StreamMessage & { raw: JsMsg };
 
 /** JetStreamBus publishes to and consumes from the JetStream stream EVENTS. */
 export class JetStreamBus implements EventBus {
@@ -103,13 +109,16 @@ export class JetStreamBus implements EventBus {
     return new JetStreamBus(nc, nc.jetstream(), streamName, subjectPrefix, log);
   }
 
-  async publish(msg: BusMessage): Promise<void> {
-    const h = natsHeaders();
-    h.set("Nats-Msg-Id", msg.id);
-    await this.js.publish(`${this.subjectPrefix}.${msg.subject}`, msg.data, { msgID: msg.id, headers: h });
+  async publish(messages: readonly BusMessage[]): Promise<void> {
+    // One at a time: a message the stream refused must not let a later one be stored before it.
+    for (const msg of messages) {
+      const h = natsHeaders();
+      h.set("Nats-Msg-Id", msg.id);
+      await this.js.publish(`${this.subjectPrefix}.${msg.subject}`, msg.data, { msgID: msg.id, headers: h });
+    }
   }
 
-  async consume(durable: string, handler: (msg: BusMessage) => Promise<void>): Promise<Consumer> {
+  async consume(durable: string, handler: (batch: BusMessage[]) => Promise<void>): Promise<Consumer> {
     const jsm = await this.nc.jetstreamManager();
     await jsm.consumers.add(this.streamName, {
       durable_name: durable,
@@ -119,20 +128,16 @@ export class JetStreamBus implements EventBus {
       max_ack_pending: 1000,
     });
     const consumer = await this.js.consumers.get(this.streamName, durable);
-    const messages = await consumer.consume({ max_messages: 256 });
-    const prefixLength = this.subjectPrefix.length + 1;
-    const done = (async () => {
-      for await (const m of messages) {
-        const id = m.headers?.get("Nats-Msg-Id") ?? `${m.seq}`;
-        try {
-          await handler({ subject: m.subject.slice(prefixLength), id, data: m.data });
-          m.ack();
-        } catch (err) {
-          this.log.warn({ err, subject: m.subject }, "event handler failed; redelivery later");
-          m.nak(1000);
-        }
+    const messages = await consumer.consume({ max_messages: FOLLOW_BATCH });
+    const done = this.pump(messages, async (batch) => {
+      try {
+        await handler(batch);
+        for (const m of batch) m.raw.ack();
+      } catch (err) {
+        this.log.warn({ err, subjects: batch.map((m) => m.subject) }, "event handler failed; redelivery later");
+        for (const m of batch) m.raw.nak(1000);
       }
-    })();
+    });
     return {
       stop: async () => {
         await messages.close();
@@ -154,7 +159,7 @@ export class JetStreamBus implements EventBus {
           const consumer = await this.js.consumers.get(this.streamName, after > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 } : {});
           current = await consumer.consume({ max_messages: FOLLOW_BATCH });
           if (stopped) await current.close();
-          await this.pump(current, handler);
+          await this.pump(current, (batch) => handler(batch.map(({ raw: _, ...m }) => m)));
         } catch (err) {
           if (!stopped) this.log.warn({ err }, "following the stream failed; reading again from the stored position");
         }
@@ -171,10 +176,13 @@ export class JetStreamBus implements EventBus {
     };
   }
 
-  /** Feeds what arrives to the handler in batches: while one batch is handled, the next gathers. */
-  private async pump(messages: ConsumerMessages, handler: (batch: StreamMessage[]) => Promise<void>): Promise<void> {
+  /**
+   * Feeds what arrives to the handler in batches: while one batch is handled, the next gathers.
+   * A handler that fails ends the reading (and rejects); one that handles its failures goes on.
+   */
+  private async pump(messages: ConsumerMessages, handler: (batch: ReceivedMessage[]) => Promise<void>): Promise<void> {
     const prefixLength = this.subjectPrefix.length + 1;
-    const buffer: StreamMessage[] = [];
+    const buffer: ReceivedMessage[] = [];
     let arrived: (() => void) | undefined;
     let drained: (() => void) | undefined;
     let ended = false;
@@ -195,7 +203,7 @@ export class JetStreamBus implements EventBus {
     });
     for await (const m of messages) {
       if (failure) break;
-      buffer.push({ subject: m.subject.slice(prefixLength), id: m.headers?.get("Nats-Msg-Id") ?? `${m.seq}`, data: m.data, seq: m.seq });
+      buffer.push({ subject: m.subject.slice(prefixLength), id: m.headers?.get("Nats-Msg-Id") ?? `${m.seq}`, data: m.data, seq: m.seq, raw: m });
       arrived?.();
       if (buffer.length >= 4 * FOLLOW_BATCH) await new Promise<void>((resolve) => (drained = resolve));
     }

@@ -104,6 +104,13 @@ export async function recordEvent(trx: Knex.Transaction, service: string, clock:
 }
 
 /**
+ * Milliseconds between a committed event and the relay's pass that publishes it: a start-then-stop
+ * pair at a time through the embedded system made 1.3 passes a pair with none (1.5 events a pass),
+ * 0.66 with 5 ms (3 events a pass).
+ */
+export const RELAY_KICK_DELAY_MS = 5;
+
+/**
  * OutboxRelay publishes outbox rows to the bus in order and marks them sent after the
  * stream's ack. One relay per schema is active at a time (a lease row); the others wait.
  */
@@ -113,14 +120,16 @@ export class OutboxRelay extends LeasedWork {
     private readonly bus: EventBus,
     private readonly clock: Clock,
     log: Logger,
-    private readonly options: { intervalMs?: number; batch?: number; leaseMs?: number } = {},
+    private readonly options: { intervalMs?: number; batch?: number; leaseMs?: number; kickDelayMs?: number } = {},
   ) {
     // kick() publishes soon after a transaction with events commits; tick() publishes everything
     // pending and resolves when the outbox is empty or the bus fails. The lease is renewed every
     // quarter of its time, not before every pass: a pass per commit wrote the lease row each time
-    // (a third of a pass's statement time under writes, and 5 writes a second when idle).
+    // (a third of a pass's statement time under writes, and 5 writes a second when idle). A pass
+    // waits RELAY_KICK_DELAY_MS after a kick, so that the commits of those milliseconds go out as
+    // one batch (one read, one publish, one mark, one audit insert) instead of a pass each.
     const leaseMs = options.leaseMs ?? 10_000;
-    super(db, "relay", clock, log, { pollMs: options.intervalMs ?? 200, leaseMs, renewEveryMs: leaseMs / 4 });
+    super(db, "relay", clock, log, { pollMs: options.intervalMs ?? 200, leaseMs, renewEveryMs: leaseMs / 4, kickDelayMs: options.kickDelayMs ?? RELAY_KICK_DELAY_MS });
   }
 
   protected async pass(): Promise<void> {
@@ -131,15 +140,11 @@ export class OutboxRelay extends LeasedWork {
         .limit(this.options.batch ?? 200)
         .select("seq", "id", "subject", "data");
       if (rows.length === 0) return;
-      const sent: number[] = [];
-      try {
-        for (const row of rows) {
-          await this.bus.publish({ subject: row.subject, id: row.id, data: new Uint8Array(row.data) });
-          sent.push(row.seq);
-        }
-      } finally {
-        if (sent.length) await this.db("outbox").whereIn("seq", sent).update({ sent_at: this.clock.now() });
-      }
+      // The whole batch or nothing is marked sent: a batch the bus failed is published again.
+      // What it had stored of it JetStream drops by id within its two-minute window; past that,
+      // and on the in-process bus, every consumer keeps an event once by its id.
+      await this.bus.publish(rows.map((row) => ({ subject: row.subject, id: row.id, data: new Uint8Array(row.data) })));
+      await this.db("outbox").whereIn("seq", rows.map((row) => row.seq)).update({ sent_at: this.clock.now() });
       if (rows.length < (this.options.batch ?? 200)) break;
     }
     await this.purgeSent();

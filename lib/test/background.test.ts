@@ -1,5 +1,5 @@
 import t from "tap";
-import { Lease, LeasedWork } from "../background.js";
+import { KickedLoop, Lease, LeasedWork } from "../background.js";
 import { ManualClock } from "../clock.js";
 import { createLogger } from "../logger.js";
 import { loadConfig } from "../config.js";
@@ -175,4 +175,41 @@ t.test("without renewEveryMs every stillHeld renews, and a lost lease answers fa
   clock.advance(TTL + 1);
   t.equal(await rival.hold(), true, "the rival takes the lapsed lease");
   t.equal(await work["stillHeld"](), false, "the work learns at once that it lost the lease");
+});
+
+t.test("kicks within the kick delay share one pass; a kick during a pass runs one more after it", async (t) => {
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  let passes = 0;
+  let inPass: (() => void) | undefined;
+  let holdPass = false;
+  const loop = new KickedLoop(
+    async () => {
+      passes++;
+      if (holdPass) await new Promise<void>((resolve) => (inPass = resolve));
+    },
+    60_000,
+    30,
+  );
+  loop.start();
+  t.teardown(() => loop.stop());
+  await wait(20);
+  t.equal(passes, 1, "the first pass runs at start");
+  for (let i = 0; i < 5; i++) loop.kick();
+  await wait(10);
+  t.equal(passes, 1, "no pass before the delay has passed");
+  loop.kick();
+  await wait(60);
+  t.equal(passes, 2, "six kicks within the delay made one pass");
+  holdPass = true;
+  loop.kick();
+  await wait(60);
+  t.equal(passes, 3, "a pass runs and is held");
+  holdPass = false;
+  loop.kick();
+  loop.kick();
+  inPass!();
+  await wait(10);
+  t.equal(passes, 3, "the kicks during it wait for the delay after it");
+  await wait(60);
+  t.equal(passes, 4, "and share one pass");
 });

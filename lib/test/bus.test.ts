@@ -10,14 +10,18 @@ const msg = (id: string): BusMessage => ({ subject: `svc.1.thing.${id}`, id, dat
 
 function collect(bus: EventBus, durable: string, fail?: (m: BusMessage, attempt: number) => boolean) {
   const seen: string[] = [];
+  const batches: string[][] = [];
   const attempts = new Map<string, number>();
-  const consumer = bus.consume(durable, async (m) => {
-    const n = (attempts.get(m.id) ?? 0) + 1;
-    attempts.set(m.id, n);
-    if (fail?.(m, n)) throw new Error("handler failed");
-    seen.push(m.id);
+  const consumer = bus.consume(durable, async (batch) => {
+    for (const m of batch) {
+      const n = (attempts.get(m.id) ?? 0) + 1;
+      attempts.set(m.id, n);
+      if (fail?.(m, n)) throw new Error("handler failed");
+    }
+    batches.push(batch.map((m) => m.id));
+    seen.push(...batch.map((m) => m.id));
   });
-  return { seen, consumer };
+  return { seen, batches, consumer };
 }
 
 async function until(check: () => boolean, ms = 10_000) {
@@ -33,17 +37,19 @@ t.test("in-process bus hands messages to every consumer in publish order", async
   const a = collect(bus, "a");
   const b = collect(bus, "b");
   await Promise.all([a.consumer, b.consumer]);
-  await Promise.all(["1", "2", "3"].map((id) => bus.publish(msg(id))));
-  t.same(a.seen, ["1", "2", "3"]);
-  t.same(b.seen, ["1", "2", "3"]);
+  await Promise.all(["1", "2", "3"].map((id) => bus.publish([msg(id)])));
+  await bus.publish([msg("4"), msg("5")]);
+  t.same(a.seen, ["1", "2", "3", "4", "5"]);
+  t.same(b.seen, ["1", "2", "3", "4", "5"]);
+  t.same(a.batches.at(-1), ["4", "5"], "a published batch reaches each consumer as one batch");
 });
 
 t.test("in-process bus: a failing consumer fails the publish, so the outbox retries", async (t) => {
   const bus = new InProcessBus();
   const c = collect(bus, "a", (_m, n) => n === 1);
   await c.consumer;
-  await t.rejects(bus.publish(msg("x")));
-  await bus.publish(msg("x"));
+  await t.rejects(bus.publish([msg("x")]));
+  await bus.publish([msg("x")]);
   t.same(c.seen, ["x"]);
 });
 
@@ -58,9 +64,9 @@ if (STACK_MODE) {
   t.test("JetStream: the event id deduplicates republished messages", async (t) => {
     const bus = await JetStreamBus.connect(process.env.NATS_URL!, prefix, log);
     t.teardown(() => bus.close());
-    await bus.publish(msg("d1"));
-    await bus.publish(msg("d1"));
-    await bus.publish(msg("d2"));
+    await bus.publish([msg("d1")]);
+    await bus.publish([msg("d1")]);
+    await bus.publish([msg("d2")]);
     const c = collect(bus, "dedup");
     const consumer = await c.consumer;
     t.teardown(() => consumer.stop());
@@ -74,11 +80,11 @@ if (STACK_MODE) {
     t.teardown(() => bus.close());
     const first = collect(bus, "resume");
     const c1 = await first.consumer;
-    await bus.publish(msg("r1"));
+    await bus.publish([msg("r1")]);
     await until(() => first.seen.includes("r1"));
     await c1.stop();
-    await bus.publish(msg("r2"));
-    await bus.publish(msg("r3"));
+    await bus.publish([msg("r2")]);
+    await bus.publish([msg("r3")]);
     const second = collect(bus, "resume");
     const c2 = await second.consumer;
     t.teardown(() => c2.stop());
@@ -87,13 +93,39 @@ if (STACK_MODE) {
     t.same(second.seen.filter((id) => id !== "d1" && id !== "d2"), ["r2", "r3"]);
   });
 
+  t.test("JetStream: what arrives while a batch is handled is the next batch, and all of it is acknowledged", async (t) => {
+    const bus = await JetStreamBus.connect(process.env.NATS_URL!, prefix, log);
+    t.teardown(() => bus.close());
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const batches: string[][] = [];
+    const own = (batch: BusMessage[]) => batch.map((m) => m.id).filter((id) => id.startsWith("g"));
+    const consumer = await bus.consume("gather", async (batch) => {
+      batches.push(own(batch));
+      if (own(batch).includes("g0")) await held;
+    });
+    await bus.publish([msg("g0")]);
+    await until(() => batches.some((b) => b.includes("g0")));
+    await bus.publish(["g1", "g2", "g3", "g4", "g5"].map(msg));
+    await new Promise((r) => setTimeout(r, 300));
+    release();
+    await until(() => batches.flat().includes("g5"));
+    t.same(batches.filter((b) => b.length > 0), [["g0"], ["g1", "g2", "g3", "g4", "g5"]]);
+    await consumer.stop();
+    const again: string[] = [];
+    const restarted = await bus.consume("gather", async (batch) => void again.push(...own(batch)));
+    t.teardown(() => restarted.stop());
+    await new Promise((r) => setTimeout(r, 500));
+    t.same(again, [], "nothing handled is delivered again");
+  });
+
   t.test("JetStream: a message whose handler failed is delivered again", async (t) => {
     const bus = await JetStreamBus.connect(process.env.NATS_URL!, prefix, log);
     t.teardown(() => bus.close());
     const c = collect(bus, "retry", (m, n) => m.id === "f1" && n === 1);
     const consumer = await c.consumer;
     t.teardown(() => consumer.stop());
-    await bus.publish(msg("f1"));
+    await bus.publish([msg("f1")]);
     await until(() => c.seen.includes("f1"));
     t.pass("redelivered after the failure");
   });

@@ -19,10 +19,17 @@ const things: Migration = {
 /** A bus whose stream can be made unreachable. */
 class FlakyBus implements EventBus {
   down = false;
+  /** Fails after storing this many messages of a publish (a stream lost mid-batch). */
+  failAfter?: number;
   readonly stored: BusMessage[] = [];
-  async publish(msg: BusMessage) {
+  readonly publishes: string[][] = [];
+  async publish(messages: readonly BusMessage[]) {
     if (this.down) throw new Error("stream unreachable");
-    this.stored.push(msg);
+    this.publishes.push(messages.map((m) => m.id));
+    for (const [i, m] of messages.entries()) {
+      if (i === this.failAfter) throw new Error("stream lost");
+      this.stored.push(m);
+    }
   }
   async consume() {
     return { stop: async () => undefined };
@@ -91,12 +98,29 @@ t.test("events stay in the outbox while the bus is down and go out in order once
   t.equal((await storage.db("outbox").whereNull("sent_at").count({ n: "*" }))[0].n, 0);
 });
 
+t.test("a pass publishes what is pending as one batch; a batch stored in part is published again whole", async (t) => {
+  const bus = new FlakyBus();
+  const storage = await open(t, bus);
+  bus.down = true;
+  const ids: string[] = [];
+  for (const name of ["p1", "p2", "p3"]) ids.push(await storage.change((_trx, emit) => emit(event(name))));
+  bus.down = false;
+  bus.failAfter = 2;
+  await storage.flush();
+  t.same(bus.stored.map((m) => m.id), ids.slice(0, 2), "the stream stored a prefix");
+  t.equal((await storage.db("outbox").whereNull("sent_at").count({ n: "*" }))[0].n, 3, "none of a failed batch is marked sent");
+  bus.failAfter = undefined;
+  await storage.flush();
+  t.same(bus.publishes.at(-1), ids, "the whole batch again, in order (the stream drops what it has by id)");
+  t.equal((await storage.db("outbox").whereNull("sent_at").count({ n: "*" }))[0].n, 0);
+});
+
 t.test("the in-process bus refuses to publish with no consumer, so the outbox keeps the event", async (t) => {
   const bus = new InProcessBus();
-  await t.rejects(bus.publish({ subject: "x", id: "1", data: new Uint8Array() }));
+  await t.rejects(bus.publish([{ subject: "x", id: "1", data: new Uint8Array() }]));
   const got: string[] = [];
-  await bus.consume("c", async (m) => void got.push(m.id));
-  await bus.publish({ subject: "x", id: "2", data: new Uint8Array() });
+  await bus.consume("c", async (batch) => void got.push(...batch.map((m) => m.id)));
+  await bus.publish([{ subject: "x", id: "2", data: new Uint8Array() }]);
   t.same(got, ["2"]);
 });
 

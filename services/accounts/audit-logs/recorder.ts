@@ -50,23 +50,34 @@ export class AuditRecorder {
   ) {}
 
   async start(): Promise<void> {
-    this.consumer = await this.bus.consume(AUDIT_CONSUMER, (msg) => this.record(msg));
+    this.consumer = await this.bus.consume(AUDIT_CONSUMER, (batch) => this.record(batch));
   }
 
-  async record(msg: BusMessage): Promise<void> {
+  /** Stores the audit rows of a batch of messages in one insert. */
+  async record(batch: BusMessage[]): Promise<void> {
+    const rows: NewAuditRow[] = [];
+    for (const msg of batch) {
+      const row = await this.auditRow(msg);
+      if (row) rows.push(row);
+    }
+    await recordAudit(this.db, rows);
+  }
+
+  /** The audit row of a message, or undefined when it is none of an organization's changes. */
+  private async auditRow(msg: BusMessage): Promise<NewAuditRow | undefined> {
     let event: Event;
     try {
       event = fromBinary(EventSchema, msg.data);
     } catch (err) {
       // A message that is no event can never become one; it must not hold up the stream.
       this.log.error({ err, subject: msg.subject }, "audit: skipping a message that is not an events.v1.Event");
-      return;
+      return undefined;
     }
-    if (!AUDITED.has(event.service)) return;
+    if (!AUDITED.has(event.service)) return undefined;
     const workspace = eventWorkspace(event);
     const organization = workspace === undefined ? undefined : await this.organizationOf(event, workspace);
-    if (workspace === undefined || organization === undefined) return;
-    const row: NewAuditRow = {
+    if (workspace === undefined || organization === undefined) return undefined;
+    return {
       event_id: event.id,
       organization_id: organization,
       workspace_id: workspace,
@@ -78,7 +89,6 @@ export class AuditRecorder {
       occurred_at: event.occurredAt ? timestampDate(event.occurredAt) : new Date(),
       details: JSON.stringify(entityJson(event)),
     };
-    await recordAudit(this.db, [row]);
   }
 
   /** The organization of the event's workspace; a deleted workspace's own event names it. */

@@ -96,14 +96,24 @@ t.test("the recorder: a redelivered event is one row; other services' events and
     data: toBinary(EventSchema, create(EventSchema, { id, service, workspaceId, entity: "tag", action: "deleted", objectId: "77", userId: BigInt(owner.id), occurredAt: timestampFromDate(new Date()) })),
   });
   const count = async (eventId: string) => Number((await db("audit_logs").where({ event_id: eventId }).count({ n: "*" }))[0].n);
-  await recorder.record(message("evt-redelivered", "tracking", String(workspace)));
-  await recorder.record(message("evt-redelivered", "tracking", String(workspace)));
+  await recorder.record([message("evt-redelivered", "tracking", String(workspace))]);
+  await recorder.record([message("evt-redelivered", "tracking", String(workspace))]);
   t.equal(await count("evt-redelivered"), 1);
-  await recorder.record(message("evt-hiring", "hiring", String(workspace)));
+  await recorder.record([message("evt-hiring", "hiring", String(workspace))]);
   t.equal(await count("evt-hiring"), 0, "hiring events are no organization's");
-  await recorder.record(message("evt-nowhere", "tracking", "99999999"));
+  await recorder.record([message("evt-nowhere", "tracking", "99999999")]);
   t.equal(await count("evt-nowhere"), 0, "a workspace of no organization");
-  await recorder.record({ subject: "x", id: "junk", data: new Uint8Array([255, 255, 255]) });
+  await recorder.record([{ subject: "x", id: "junk", data: new Uint8Array([255, 255, 255]) }]);
+  // A batch as the bus hands it: one row for each audited event in it, the rest skipped, a
+  // redelivered one kept once.
+  await recorder.record([
+    message("evt-batch-1", "tracking", String(workspace)),
+    { subject: "x", id: "junk-2", data: new Uint8Array([255, 255, 255]) },
+    message("evt-batch-2", "hiring", String(workspace)),
+    message("evt-batch-3", "accounts", String(workspace)),
+    message("evt-redelivered", "tracking", String(workspace)),
+  ]);
+  t.same([await count("evt-batch-1"), await count("evt-batch-2"), await count("evt-batch-3"), await count("evt-redelivered")], [1, 0, 1, 1]);
   const [row] = await db("audit_logs").where({ event_id: "evt-redelivered" });
   t.match(row, { organization_id: organizationId, entity_type: "tag", action: "deleted", entity_id: "77", source: "tracking" });
 });

@@ -75,7 +75,7 @@ export class Ingester {
   async start(): Promise<void> {
     this.stopped = false;
     if (!this.bus.follow) {
-      this.consumer = await this.bus.consume(NOTIFIER_CONSUMER, (msg) => this.ingest([msg]));
+      this.consumer = await this.bus.consume(NOTIFIER_CONSUMER, (batch) => this.ingest(batch));
       return;
     }
     await this.tend();

@@ -83,7 +83,7 @@ export async function publishEvent(
     occurredAt: timestampFromDate(e.at ?? new Date()),
     objectId: e.objectId ?? id,
   });
-  await bus.publish({ subject: `${event.service}.${event.workspaceId}.${event.entity}.${event.action}`, id, data: toBinary(EventSchema, event) });
+  await bus.publish([{ subject: `${event.service}.${event.workspaceId}.${event.entity}.${event.action}`, id, data: toBinary(EventSchema, event) }]);
   return id;
 }
 

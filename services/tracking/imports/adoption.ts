@@ -39,19 +39,21 @@ export class ImportAdoptions {
   ) {}
 
   async start(): Promise<void> {
-    this.consumer = await this.bus.consume(ADOPTION_CONSUMER, (msg) => this.receive(msg));
+    this.consumer = await this.bus.consume(ADOPTION_CONSUMER, (batch) => this.receive(batch));
   }
 
-  async receive(msg: BusMessage): Promise<void> {
-    let event: Event;
-    try {
-      event = fromBinary(EventSchema, msg.data);
-    } catch {
-      // Not an event (the audit recorder logs those); nothing here to do with it.
-      return;
+  async receive(batch: BusMessage[]): Promise<void> {
+    for (const msg of batch) {
+      let event: Event;
+      try {
+        event = fromBinary(EventSchema, msg.data);
+      } catch {
+        // Not an event (the audit recorder logs those); nothing here to do with it.
+        continue;
+      }
+      const joined = joinedMember(event);
+      if (joined) await this.adopt(joined.workspace, joined.userId, joined.email);
     }
-    const joined = joinedMember(event);
-    if (joined) await this.adopt(joined.workspace, joined.userId, joined.email);
   }
 
   /** Moves the workspace's entries kept for `email` to `userId`; answers how many moved. */

@@ -89,15 +89,17 @@ t.test("a redelivered join moves nothing twice, and other events move nothing", 
       }),
     );
   const kept = async () => Number((await tracking("time_entries").where({ workspace_id: wid, user_id: owner.id, description: "Kept for later" }).count({ n: "*" }).first())!.n);
-  await adoptions.receive({ subject: "x", id: "1", data: event("workspace_user", { active: false }) });
-  await adoptions.receive({ subject: "x", id: "2", data: event("workspace_user", { inactive: true }) });
-  await adoptions.receive({ subject: "x", id: "3", data: event("project_user", {}) });
-  await adoptions.receive({ subject: "x", id: "4", data: event("workspace_user", {}, "tracking") });
-  await adoptions.receive({ subject: "x", id: "5", data: new Uint8Array([1, 2, 3]) });
+  await adoptions.receive([
+    { subject: "x", id: "1", data: event("workspace_user", { active: false }) },
+    { subject: "x", id: "2", data: event("workspace_user", { inactive: true }) },
+    { subject: "x", id: "3", data: event("project_user", {}) },
+    { subject: "x", id: "4", data: event("workspace_user", {}, "tracking") },
+    { subject: "x", id: "5", data: new Uint8Array([1, 2, 3]) },
+  ]);
   t.equal(await kept(), 1, "an invitee not yet joined, a deactivated member, other entities and services, and garbage move nothing");
   const joined = event("workspace_user", {});
-  await adoptions.receive({ subject: "x", id: "6", data: joined });
-  await adoptions.receive({ subject: "x", id: "6", data: joined });
+  await adoptions.receive([{ subject: "x", id: "6", data: joined }]);
+  await adoptions.receive([{ subject: "x", id: "6", data: joined }]);
   t.equal(await kept(), 0);
   const moved = await tracking("time_entries").where({ workspace_id: wid, description: "Kept for later" }).select("user_id");
   t.same(moved.map((r: { user_id: number }) => Number(r.user_id)), [later.id], "moved once, to the member the address belongs to (ignoring case)");
