@@ -8,7 +8,7 @@ import { GetCurrentTimeEntryResponseSchema, TimeEntryService } from "../gen/trac
 import { runningEntry } from "../services/tracking/time-entries/store.js";
 import { freePort, startTestSystem } from "../test/support/harness.js";
 import { log } from "./support.js";
-import { benchAgent, benchMode, httpGet, ROUNDS, tableLine } from "./measure.js";
+import { benchAgent, benchMode, httpGet, httpSend, ROUNDS, tableLine } from "./measure.js";
 
 /**
  * `npm run bench:layers`: what each layer of a small read costs, the time entries `current` read
@@ -26,16 +26,24 @@ import { benchAgent, benchMode, httpGet, ROUNDS, tableLine } from "./measure.js"
  * adds to); the least round is what the layer costs when nothing else runs, and the differences
  * between rows are taken from it. BENCH_ROUNDS of 6 or more gives every row quiet rounds.
  *
- * Environment: BENCH_REQUESTS (20000 per row), BENCH_ROUNDS (3).
+ * A last row runs start-then-stop pairs (another user's) through the gateway, with the work their
+ * events make in this process (the relay, the audit log, the notifier's intake): a pair's CPU
+ * measured to the microsecond, which the whole-process bench (bench:tracking) reads off /proc.
+ *
+ * Environment: BENCH_REQUESTS (20000 per row), BENCH_PAIRS (2000 for the pair row), BENCH_ROUNDS (3).
  */
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
-/** Unmeasured requests per row first, so that every layer is measured with its code optimized by the JIT. */
-const WARMUP = Math.min(2_000, REQUESTS);
+/** The pair row's pairs (each two writes and their events: a request's CPU many times over). */
+const PAIRS = Number(process.env.BENCH_PAIRS ?? 2_000);
+/** Unmeasured requests per row first (a tenth of them), so that every layer is measured with its code optimized by the JIT. */
+const warmUp = (requests: number) => Math.min(2_000, Math.ceil(requests / 10));
 
 interface Row {
   name: string;
   request: () => Promise<unknown>;
+  /** Requests of the row over all rounds. */
+  requests: number;
   cpuUs: number;
   /** The CPU µs per request of the row's least round. */
   leastUs: number;
@@ -79,6 +87,19 @@ try {
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.body.slice(0, 200)}`);
   };
 
+  // A start-then-stop pair through the gateway, by another user (the first keeps its running entry
+  // for `current`): the writes, their events, and the relay's passes that publish them to the audit
+  // log and the notifier (in this process too, in the next milliseconds: a round's last pass falls
+  // into the next row's round).
+  const pairing = await system.signup("layers-pairs");
+  const pairAuth = { authorization: `Basic ${Buffer.from(`${pairing.apiToken}:api_token`).toString("base64")}` };
+  const pair = async () => {
+    const started = await httpSend(agent, port, "POST", `/api/v9/workspaces/${pairing.workspaceId}/time_entries`, pairAuth, { created_with: "layers", start: new Date().toISOString().slice(0, 19) + "Z" });
+    if (started.status !== 200) throw new Error(`start: ${started.status} ${started.body.slice(0, 200)}`);
+    const stopped = await httpSend(agent, port, "PATCH", `/api/v9/workspaces/${pairing.workspaceId}/time_entries/${JSON.parse(started.body).id}/stop`, pairAuth);
+    if (stopped.status !== 200) throw new Error(`stop: ${stopped.status} ${stopped.body.slice(0, 200)}`);
+  };
+
   const rows: Row[] = [
     { name: "the store's query (knex), no HTTP", request: () => runningEntry(db, userId) },
     { name: "the RPC in memory, no HTTP", request: rpc },
@@ -88,12 +109,13 @@ try {
     { name: "HTTP: bare route, the RPC in memory", request: () => get(barePort, "/rpc") },
     { name: "HTTP: the gateway's /healthz", request: () => get(port, "/healthz") },
     { name: "HTTP: the gateway's route", request: () => get(port, "/api/v9/me/time_entries/current", { authorization }) },
-  ].map((r) => ({ ...r, cpuUs: 0, leastUs: Infinity, wallUs: 0, count: 0 }));
+    { name: "HTTP: the gateway's start-then-stop pair, per pair", request: pair, requests: PAIRS },
+  ].map((r) => ({ requests: REQUESTS, ...r, cpuUs: 0, leastUs: Infinity, wallUs: 0, count: 0 }));
 
-  for (const row of rows) for (let i = 0; i < WARMUP; i++) await row.request();
+  for (const row of rows) for (let i = 0; i < warmUp(row.requests); i++) await row.request();
   for (let round = 0; round < ROUNDS; round++) {
     for (const row of rows) {
-      const n = Math.ceil(REQUESTS / ROUNDS);
+      const n = Math.ceil(row.requests / ROUNDS);
       const cpu = process.cpuUsage();
       const started = performance.now();
       for (let i = 0; i < n; i++) await row.request();
@@ -108,7 +130,7 @@ try {
 
   const cpu = (name: string) => rows.find((r) => r.name === name)!.leastUs;
   const lines = [
-    `layers of the time entries \`current\` read, ${mode}, ${REQUESTS} requests per row one at a time, in ${ROUNDS} rounds taken in turn; CPU of this process (both ends of an HTTP request)`,
+    `layers of the time entries \`current\` read, ${mode}, ${REQUESTS} requests per row (${PAIRS} pairs) one at a time, in ${ROUNDS} rounds taken in turn; CPU of this process (both ends of an HTTP request)`,
     tableLine(["layer", "requests", "CPU µs/req", "least round's CPU µs/req", "wall µs/req"]),
     tableLine(["---", "---:", "---:", "---:", "---:"]),
     ...rows.map((r) => tableLine([r.name, String(r.count), (r.cpuUs / r.count).toFixed(1), r.leastUs.toFixed(1), (r.wallUs / r.count).toFixed(1)])),

@@ -184,14 +184,21 @@ export function benchAgent(concurrency: number): http.Agent {
 
 /** GET on a loopback port with the given headers; resolves with the status and the body. */
 export function httpGet(agent: http.Agent, port: number, path: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return httpSend(agent, port, "GET", path, headers);
+}
+
+/** A request on a loopback port, with `body` as JSON if given; resolves with the status and the body. */
+export function httpSend(agent: http.Agent, port: number, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: "127.0.0.1", port, path, agent, headers }, (res) => {
+    const data = body === undefined ? undefined : JSON.stringify(body);
+    const req = http.request({ host: "127.0.0.1", port, path, method, agent, headers: data ? { ...headers, "content-type": "application/json" } : headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
       res.on("error", reject);
     });
     req.on("error", reject);
+    req.end(data);
   });
 }
 

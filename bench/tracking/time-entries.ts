@@ -1,6 +1,5 @@
-import * as http from "node:http";
 import { connectDatabase, isMysql, type Knex } from "../../lib/db.js";
-import { benchAgent, compare, cpuCell, gatewayShare, httpGet, ROUNDS, tableLine, type ComparedPath, type Measurement } from "../measure.js";
+import { benchAgent, compare, cpuCell, gatewayShare, httpGet, httpSend, ROUNDS, tableLine, type ComparedPath, type Measurement } from "../measure.js";
 import { log, startProcess, stopProcess } from "../support.js";
 import { userEntries } from "../../services/tracking/time-entries/store.js";
 import type { TrackingBench, TrackingSection } from "./section.js";
@@ -79,18 +78,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
   const rows: Row[] = [];
   try {
     const agent = benchAgent(CONCURRENCY);
-    const send = (port: number, method: string, path: string, body?: unknown) =>
-      new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const data = body === undefined ? undefined : JSON.stringify(body);
-        const req = http.request({ host: "127.0.0.1", port, path, method, agent, headers: { ...auth, ...(data ? { "content-type": "application/json" } : {}) } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on("data", (c: Buffer) => chunks.push(c));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
-          res.on("error", reject);
-        });
-        req.on("error", reject);
-        req.end(data);
-      });
+    const send = (port: number, method: string, path: string, body?: unknown) => httpSend(agent, port, method, path, auth, body);
     // A failure counts as an error of its row; the first few are shown, to say what failed.
     let shown = 0;
     const succeeded = (res: { status: number; body: string }) => {
