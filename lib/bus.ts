@@ -159,7 +159,7 @@ export class JetStreamBus implements EventBus {
           const consumer = await this.js.consumers.get(this.streamName, after > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 } : {});
           current = await consumer.consume({ max_messages: FOLLOW_BATCH });
           if (stopped) await current.close();
-          await this.pump(current, (batch) => handler(batch.map(({ raw: _, ...m }) => m)));
+          await this.pump(current, handler);
         } catch (err) {
           if (!stopped) this.log.warn({ err }, "following the stream failed; reading again from the stored position");
         }
