@@ -1,6 +1,6 @@
 import * as http from "node:http";
 import { benchListQuery, log, rssMiB, startProcess } from "./support.js";
-import { benchAgent, compare, cpuCell, gatewayShare, httpGet, ROUNDS, startBenchSystem, tableLine, type ComparedPath, type Measurement } from "./measure.js";
+import { benchAgent, compare, cpuCell, gatewayShare, httpGet, ROUNDS, rowBudget, startBenchSystem, tableLine, type ComparedPath, type Measurement } from "./measure.js";
 import { connectDatabase, isMysql, type Knex } from "../lib/db.js";
 import { Directory } from "../lib/directory.js";
 import { HiringAdminService } from "../gen/hiring/v1/admin_pb.js";
@@ -75,7 +75,7 @@ interface Scenario {
 async function main(): Promise<void> {
   const sys = await startBenchSystem();
   const { config, ports, env, mode } = sys;
-  log(`hiring bench: ${CANDIDATES} candidates, ${mode}, concurrency ${CONCURRENCY}, ${REQUESTS} requests or ${SECONDS} s per row`);
+  log(`hiring bench: ${CANDIDATES} candidates, ${mode}, concurrency ${CONCURRENCY}, ${rowBudget(REQUESTS, SECONDS)}`);
   const system = sys.process;
   const children = [];
   let db: Knex | undefined;
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
 
     const line = tableLine;
     const out: string[] = [];
-    out.push(`hiring candidate list, ${CANDIDATES} candidates (${listedCount} listed), ${mode}, concurrency ${CONCURRENCY}, ${REQUESTS} requests or ${SECONDS} s per row in ${ROUNDS} rounds taken in turn with the other paths, limit 100`);
+    out.push(`hiring candidate list, ${CANDIDATES} candidates (${listedCount} listed), ${mode}, concurrency ${CONCURRENCY}, ${rowBudget(REQUESTS, SECONDS)} in ${ROUNDS} rounds taken in turn with the other paths, limit 100`);
     out.push(line(["query", "path", "matches", "requests", "req/s", "p50 ms", "p99 ms", "errors", "server CPU ms/req", "bench CPU ms/req"]));
     out.push(line(["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]));
     for (const r of rows) {

@@ -40,6 +40,8 @@ export interface LoadOptions {
   concurrency: number;
   /** The loop ends after this many seconds even if requests remain. */
   seconds: number;
+  /** The loop goes on past its count of requests until this many seconds have passed (within `seconds`). */
+  minSeconds?: number;
   /** The server's process, whose CPU time is read before and after. */
   serverPid?: number;
 }
@@ -55,8 +57,9 @@ interface Sample {
 }
 
 /**
- * Runs `request` `count` times, or for `seconds`, whichever ends first, `concurrency` at a time,
- * and reads the CPU time the server's process (if given) and this one spent meanwhile.
+ * Runs `request` `count` times (and on until `minSeconds` have passed), or for `seconds`, whichever
+ * ends first, `concurrency` at a time, and reads the CPU time the server's process (if given) and
+ * this one spent meanwhile.
  */
 async function sample(count: number, request: () => Promise<boolean>, options: LoadOptions): Promise<Sample> {
   const latencies: number[] = [];
@@ -66,8 +69,9 @@ async function sample(count: number, request: () => Promise<boolean>, options: L
   let next = 0;
   const started = process.hrtime.bigint();
   const deadline = Date.now() + options.seconds * 1000;
+  const until = Date.now() + Math.min(options.minSeconds ?? 0, options.seconds) * 1000;
   const worker = async () => {
-    while (next < count && Date.now() < deadline) {
+    while ((next < count || Date.now() < until) && Date.now() < deadline) {
       next++;
       const t0 = process.hrtime.bigint();
       const ok = await request().catch(() => false);
@@ -119,6 +123,19 @@ export async function measure(count: number, request: () => Promise<boolean>, op
  */
 export const ROUNDS = Math.max(1, Number(process.env.BENCH_ROUNDS ?? 3));
 
+/**
+ * Seconds a path's turn in a round lasts at least (BENCH_ROUND_SECONDS, 1): its requests go on past
+ * its share of the row's count until then. The server's CPU time is read from /proc in ticks of
+ * 10 ms, and a fast read's share of 1,000 requests (333 a turn at 10,000 a second) lasted 33 ms: its
+ * CPU per request was known to about a third. A turn of a second reads it to about 1%.
+ */
+export const ROUND_SECONDS = Number(process.env.BENCH_ROUND_SECONDS ?? 1);
+
+/** What a row of `compare` runs, as the benches' headings say it. */
+export function rowBudget(requests: number, seconds: number): string {
+  return `${requests} requests (each turn at least ${ROUND_SECONDS} s) or ${seconds} s per row`;
+}
+
 /** One path of a comparison: its name, its request and the process that answers it. */
 export interface ComparedPath {
   path: string;
@@ -128,8 +145,8 @@ export interface ComparedPath {
 
 /**
  * The same query by several paths (the gateway and a bare server): each warmed up, then ROUNDS
- * rounds in which each path in turn runs its share of `count` requests and `seconds`; each
- * path's rounds are summed up as one measurement.
+ * rounds in which each path in turn runs its share of `count` requests and `seconds` (and on
+ * for at least ROUND_SECONDS); each path's rounds are summed up as one measurement.
  */
 export async function compare(paths: ComparedPath[], count: number, options: Omit<LoadOptions, "serverPid">): Promise<{ path: string; m: Measurement }[]> {
   for (const p of paths) {
@@ -143,7 +160,7 @@ export async function compare(paths: ComparedPath[], count: number, options: Omi
       // promises only) can keep the event loop from its timers and sockets for its whole turn: the
       // next path must not send on kept-alive connections a server closed meanwhile, unnoticed.
       await settle();
-      samples[i].push(await sample(Math.ceil(count / ROUNDS), p.request, { ...options, seconds: options.seconds / ROUNDS, serverPid: p.serverPid }));
+      samples[i].push(await sample(Math.ceil(count / ROUNDS), p.request, { ...options, seconds: options.seconds / ROUNDS, minSeconds: ROUND_SECONDS, serverPid: p.serverPid }));
     }
     const figures = paths.map((p, i) => {
       const s = samples[i][round];

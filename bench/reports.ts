@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import * as http from "node:http";
 import { connectDatabase, type Knex } from "../lib/db.js";
-import { benchAgent, compare, cpuCell, ROUNDS, startBenchSystem, tableLine, type ComparedPath, type Measurement } from "./measure.js";
+import { benchAgent, compare, cpuCell, ROUNDS, rowBudget, startBenchSystem, tableLine, type ComparedPath, type Measurement } from "./measure.js";
 import { cpuMs, log, rssMiB } from "./support.js";
 import { Floor, type Range } from "./reports/floor.js";
 import { CLIENTS, PROJECTS, seed, signup, TAGS, USERS, YEAR, YEAR_FROM, YEAR_TO } from "./reports/seed.js";
@@ -142,7 +142,7 @@ async function main(): Promise<void> {
   let accounts: Knex | undefined;
   let tracking: Knex | undefined;
   try {
-    log(`reports bench: ${ENTRIES} entries, ${sys.mode}, concurrency ${CONCURRENCY}, ${REQUESTS} requests or ${SECONDS} s per row`);
+    log(`reports bench: ${ENTRIES} entries, ${sys.mode}, concurrency ${CONCURRENCY}, ${rowBudget(REQUESTS, SECONDS)}`);
     const owner = await signup(gw, "owner");
     accounts = await connectDatabase(sys.config, "accounts");
     tracking = await connectDatabase(sys.config, "tracking");
@@ -327,7 +327,7 @@ async function main(): Promise<void> {
 
     const out: string[] = [];
     out.push(
-      `reports, one workspace with ${ENTRIES} time entries over ${YEAR} (${USERS} users, ${PROJECTS} projects, ${CLIENTS} clients, ${TAGS} tags; loaded in ${loadSeconds.toFixed(1)} s), ${sys.mode}, caller an admin, concurrency ${CONCURRENCY}, ${REQUESTS} requests or ${SECONDS} s per row, in ${ROUNDS} rounds taken in turn with the other path`,
+      `reports, one workspace with ${ENTRIES} time entries over ${YEAR} (${USERS} users, ${PROJECTS} projects, ${CLIENTS} clients, ${TAGS} tags; loaded in ${loadSeconds.toFixed(1)} s), ${sys.mode}, caller an admin, concurrency ${CONCURRENCY}, ${rowBudget(REQUESTS, SECONDS)}, in ${ROUNDS} rounds taken in turn with the other path`,
     );
     out.push(tableLine(["query", "path", "answer", "requests", "req/s", "p50 ms", "p95 ms", "p99 ms", "errors", "server CPU ms/req", "bench CPU ms/req", "RSS MiB"]));
     out.push(tableLine(["---", "---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]));

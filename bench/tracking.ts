@@ -1,5 +1,5 @@
 import { log } from "./support.js";
-import { startBenchSystem } from "./measure.js";
+import { rowBudget, startBenchSystem } from "./measure.js";
 import type { TrackingSection } from "./tracking/section.js";
 import { projectsSection } from "./tracking/projects.js";
 import { timeEntriesSection } from "./tracking/time-entries.js";
@@ -28,7 +28,7 @@ const only = process.env.BENCH_ONLY;
 
 const sys = await startBenchSystem();
 try {
-  log(`tracking bench: ${sys.mode}, concurrency ${bench.concurrency}, ${bench.requests} requests or ${bench.seconds} s per row`);
+  log(`tracking bench: ${sys.mode}, concurrency ${bench.concurrency}, ${rowBudget(bench.requests, bench.seconds)}`);
   for (const section of SECTIONS.filter((s) => !only || s.name === only)) {
     log(`section ${section.name}...`);
     const lines = await section.run({ sys, ...bench });

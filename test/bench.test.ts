@@ -14,9 +14,10 @@ const root = join(import.meta.dirname, "..");
 // Nine benchmarks one after another, each up to 100 s on a busy machine: more than tap's 120 s per file.
 t.setTimeout(600_000);
 
+/** BENCH_ROUND_SECONDS 0: a row's turns end with their share of its few requests. */
 function run(script: string, env: Record<string, string>, args: string[] = []): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ["--import", "tsx", script, ...args], { cwd: root, env: { ...process.env, ...env }, timeout: 100_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, ["--import", "tsx", script, ...args], { cwd: root, env: { ...process.env, BENCH_ROUND_SECONDS: "0", ...env }, timeout: 100_000 }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });

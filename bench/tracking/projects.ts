@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { connectDatabase, isMysql, type Knex } from "../../lib/db.js";
 import { seededRandom } from "../../lib/seeded-random.js";
-import { benchAgent, compare, cpuCell, httpGet, ROUNDS, tableLine, type ComparedPath, type Measurement } from "../measure.js";
+import { benchAgent, compare, cpuCell, httpGet, ROUNDS, rowBudget, tableLine, type ComparedPath, type Measurement } from "../measure.js";
 import { log, startProcess, stopProcess } from "../support.js";
 import type { ChildProcess } from "node:child_process";
 import type { TrackingSection } from "./section.js";
@@ -154,7 +154,7 @@ export const projectsSection: TrackingSection = {
       agent.destroy();
 
       const out = [
-        `tracking project list, ${PROJECTS} projects, ${USERS} users, ${visible} active projects visible to the member, ${sys.mode}, concurrency ${concurrency}, ${requests} requests or ${seconds} s per row, in ${ROUNDS} rounds taken in turn with the other path`,
+        `tracking project list, ${PROJECTS} projects, ${USERS} users, ${visible} active projects visible to the member, ${sys.mode}, concurrency ${concurrency}, ${rowBudget(requests, seconds)}, in ${ROUNDS} rounds taken in turn with the other path`,
         tableLine(["query", "path", "page rows", "requests", "req/s", "p50 ms", "p99 ms", "errors", "server CPU ms/req", "bench CPU ms/req"]),
         tableLine(["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]),
         ...rows.map((r) =>

@@ -1,5 +1,5 @@
 import { connectDatabase, isMysql, type Knex } from "../../lib/db.js";
-import { benchAgent, compare, cpuCell, gatewayShare, httpGet, httpSend, ROUNDS, tableLine, type ComparedPath, type Measurement } from "../measure.js";
+import { benchAgent, compare, cpuCell, gatewayShare, httpGet, httpSend, ROUNDS, rowBudget, tableLine, type ComparedPath, type Measurement } from "../measure.js";
 import { log, startProcess, stopProcess } from "../support.js";
 import { userEntries } from "../../services/tracking/time-entries/store.js";
 import type { TrackingBench, TrackingSection } from "./section.js";
@@ -158,7 +158,7 @@ async function run({ sys: system, concurrency: CONCURRENCY, requests: REQUESTS, 
   }
 
   const out: string[] = [];
-  out.push(`time entries, one user with ${ENTRIES} entries over ${YEARS} years, ${system.mode}, concurrency ${CONCURRENCY} (pairs: 1), ${REQUESTS} requests or ${SECONDS} s per row, in ${ROUNDS} rounds taken in turn with the other path`);
+  out.push(`time entries, one user with ${ENTRIES} entries over ${YEARS} years, ${system.mode}, concurrency ${CONCURRENCY} (pairs: 1), ${rowBudget(REQUESTS, SECONDS)}, in ${ROUNDS} rounds taken in turn with the other path`);
   out.push(tableLine(["query", "path", "requests", "req/s", "p50 ms", "p99 ms", "errors", "server CPU ms/req", "bench CPU ms/req"]));
   out.push(tableLine(["---", "---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"]));
   for (const r of rows) {
