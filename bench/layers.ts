@@ -8,6 +8,7 @@ import { GetCurrentTimeEntryResponseSchema, TimeEntryService } from "../gen/trac
 import { runningEntry } from "../services/tracking/time-entries/store.js";
 import { freePort, startTestSystem } from "../test/support/harness.js";
 import { log } from "./support.js";
+import { bareTimer } from "./tracking/bare-timer.js";
 import { benchAgent, benchMode, httpGet, httpSend, ROUNDS, tableLine } from "./measure.js";
 
 /**
@@ -26,11 +27,13 @@ import { benchAgent, benchMode, httpGet, httpSend, ROUNDS, tableLine } from "./m
  * adds to); the least round is what the layer costs when nothing else runs, and the differences
  * between rows are taken from it. BENCH_ROUNDS of 6 or more gives every row quiet rounds.
  *
- * A last row runs start-then-stop pairs (another user's) through the gateway, with the work their
- * events make in this process (the relay, the audit log, the notifier's intake): a pair's CPU
- * measured to the microsecond, which the whole-process bench (bench:tracking) reads off /proc.
+ * The last rows run start-then-stop pairs one layer at a time: the bare server's two knex
+ * transactions, the service's RPCs in memory, and through the gateway over HTTP (another user's),
+ * with the work their events make in this process (the relay, the audit log, the notifier's intake):
+ * a pair's CPU measured to the microsecond, which the whole-process bench (bench:tracking) reads off
+ * /proc. The events' work of one row's last milliseconds falls into the next row's round.
  *
- * Environment: BENCH_REQUESTS (20000 per row), BENCH_PAIRS (2000 for the pair row), BENCH_ROUNDS (3).
+ * Environment: BENCH_REQUESTS (20000 per row), BENCH_PAIRS (2000 for each pair row), BENCH_ROUNDS (3).
  */
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
@@ -99,6 +102,16 @@ try {
     const stopped = await httpSend(agent, port, "PATCH", `/api/v9/workspaces/${pairing.workspaceId}/time_entries/${JSON.parse(started.body).id}/stop`, pairAuth);
     if (stopped.status !== 200) throw new Error(`stop: ${stopped.status} ${stopped.body.slice(0, 200)}`);
   };
+  // The same pair without HTTP: the service's RPCs in memory, and the bare server's two transactions
+  // (by a third user, so that no row of one path is running for another).
+  const pairCall = { headers: { [HEADER.userId]: String(pairing.id) } };
+  const rpcPair = async () => {
+    const { timeEntry } = await client.createTimeEntry({ workspaceId: BigInt(pairing.workspaceId), entry: { createdWith: "layers", start: new Date().toISOString().slice(0, 19) + "Z" } }, pairCall);
+    await client.stopTimeEntry({ workspaceId: BigInt(pairing.workspaceId), timeEntryId: timeEntry!.id }, pairCall);
+  };
+  const bareUser = await system.signup("layers-bare");
+  const timer = bareTimer(db, BigInt(bareUser.id), Number(bareUser.workspaceId));
+  const barePair = async () => void (await timer.stop(await timer.start()));
 
   const rows: Row[] = [
     { name: "the store's query (knex), no HTTP", request: () => runningEntry(db, userId) },
@@ -109,6 +122,8 @@ try {
     { name: "HTTP: bare route, the RPC in memory", request: () => get(barePort, "/rpc") },
     { name: "HTTP: the gateway's /healthz", request: () => get(port, "/healthz") },
     { name: "HTTP: the gateway's route", request: () => get(port, "/api/v9/me/time_entries/current", { authorization }) },
+    { name: "the bare server's start-then-stop pair (two knex transactions), no HTTP, per pair", request: barePair, requests: PAIRS },
+    { name: "the start-then-stop pair's RPCs in memory, no HTTP, per pair", request: rpcPair, requests: PAIRS },
     { name: "HTTP: the gateway's start-then-stop pair, per pair", request: pair, requests: PAIRS },
   ].map((r) => ({ requests: REQUESTS, ...r, cpuUs: 0, leastUs: Infinity, wallUs: 0, count: 0 }));
 
@@ -141,6 +156,8 @@ try {
     `- the RPC in memory over the query (transport, interceptors, access, the handler's message, REST encoding), over HTTP: ${(cpu("HTTP: bare route, the RPC in memory") - cpu("HTTP: bare route, the store's query")).toFixed(1)}`,
     `- the gateway's own steps (credentials, request message, call, hooks, metrics, the router of every route): ${(cpu("HTTP: the gateway's route") - cpu("HTTP: bare route, the RPC in memory")).toFixed(1)}`,
     `- the gateway over the bare server (the gateway's route - bare route, the store's query): ${(cpu("HTTP: the gateway's route") - cpu("HTTP: bare route, the store's query")).toFixed(1)}`,
+    `- a pair's writes in the service over the bare server's (the RPCs in memory - the two knex transactions): ${(cpu("the start-then-stop pair's RPCs in memory, no HTTP, per pair") - cpu("the bare server's start-then-stop pair (two knex transactions), no HTTP, per pair")).toFixed(1)}`,
+    `- a pair's two requests over HTTP through the gateway, with the events' work (the gateway's pair - the RPCs in memory): ${(cpu("HTTP: the gateway's start-then-stop pair, per pair") - cpu("the start-then-stop pair's RPCs in memory, no HTTP, per pair")).toFixed(1)}`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 } finally {

@@ -84,14 +84,15 @@ t.test("bench:tracking time entries runs and every row answers without errors", 
 t.test("bench:layers runs and prints each layer", async (t) => {
   const res = await run("bench/layers.ts", { BENCH_REQUESTS: "30", BENCH_PAIRS: "10", BENCH_ROUNDS: "1" });
   t.equal(res.code, 0, res.stderr.slice(-2000));
-  const rows = res.stdout.split("\n").filter((l) => /^\| (the store|the RPC|HTTP:)/.test(l));
-  t.equal(rows.length, 9, "eight layers and the pair");
+  const rows = res.stdout.split("\n").filter((l) => /^\| (the store|the RPC|the bare server's start|the start-then-stop|HTTP:)/.test(l));
+  t.equal(rows.length, 11, "eight layers and the pair's three");
   t.match(rows.at(-1), /^\| HTTP: the gateway's start-then-stop pair, per pair \| 10 \|/);
   for (const row of rows) {
     const [mean, least] = [Number(row.split("|")[3]), Number(row.split("|")[4])];
     t.ok(mean > 0 && least > 0 && least <= mean, `a mean and a least round's CPU time: ${row}`);
   }
   t.match(res.stdout, /the gateway over the bare server \(the gateway's route - bare route, the store's query\): -?[\d.]+/);
+  t.match(res.stdout, /a pair's writes in the service over the bare server's \(the RPCs in memory - the two knex transactions\): -?[\d.]+/);
 });
 
 t.test("bench:files runs and streams every format both ways", async (t) => {

@@ -1,11 +1,11 @@
 import "../../lib/runtime.js";
 import Fastify from "fastify";
 import { loadConfig } from "../../lib/config.js";
-import { connectDatabase, type Knex } from "../../lib/db.js";
-import { idBinding, jsonIds } from "../../lib/ids.js";
-import { runAgainOnConflict } from "../../lib/storage.js";
+import { connectDatabase } from "../../lib/db.js";
+import { jsonIds } from "../../lib/ids.js";
 import { newestFirst } from "../../services/tracking/time-entries/rules.js";
 import { runningEntry, timeEntries, userEntries } from "../../services/tracking/time-entries/store.js";
+import { bareTimer } from "./bare-timer.js";
 
 /**
  * The time entries bench's reference server: the least any HTTP server can do to answer the same
@@ -33,33 +33,9 @@ app.get("/since", async (req) => {
   return send(rows.map((r: Record<string, unknown>) => timeEntries.read(r)).sort(newestFirst));
 });
 app.get("/current", async () => send((await runningEntry(db, userId)) ?? null));
-/** A transaction, run again when it loses a conflict with another process's write, as the service's changes are. */
-const change = <T>(work: (trx: Knex.Transaction) => Promise<T>): Promise<T> => runAgainOnConflict(() => db.transaction(work));
-
-/** A start: stop the running row and insert a running one, in one transaction. */
-app.post("/start", async () => {
-  const now = new Date(Math.floor(Date.now() / 1000) * 1000);
-  const id = await change(async (trx) => {
-    const running = await trx(timeEntries.table).where("running_user_id", idBinding(userId)).first().forUpdate();
-    if (running) await trx(timeEntries.table).where("id", running.id).update({ stop: now, duration: 0, running_user_id: null, at: new Date() });
-    const [inserted] = await trx(timeEntries.table).insert({
-      workspace_id: Number(process.env.BARE_WORKSPACE), user_id: userId, billable: false, start: now, duration: -Math.round(now.getTime() / 1000),
-      running_user_id: userId, tag_ids: "[]", shared_with_user_ids: "[]", created_with: "bare", created_at: new Date(), at: new Date(),
-    });
-    return Number(inserted);
-  });
-  return send({ id });
-});
-/** A stop: the row locked, then stopped. */
-app.patch("/stop/:id", async (req) => {
-  const id = Number((req.params as { id: string }).id);
-  const row = await change(async (trx) => {
-    const running = await trx(timeEntries.table).where("id", id).first().forUpdate();
-    await trx(timeEntries.table).where("id", id).update({ stop: new Date(), duration: 0, running_user_id: null, at: new Date() });
-    return running;
-  });
-  return send(row);
-});
+const timer = bareTimer(db, userId, Number(process.env.BARE_WORKSPACE));
+app.post("/start", async () => send({ id: await timer.start() }));
+app.patch("/stop/:id", async (req) => send(await timer.stop(Number((req.params as { id: string }).id))));
 await app.listen({ host: "127.0.0.1", port: Number(process.env.BARE_PORT) });
 const stop = () => void app.close().then(() => db.destroy()).finally(() => process.exit(0));
 process.on("SIGTERM", stop);
