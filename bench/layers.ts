@@ -54,6 +54,14 @@ interface Row {
   count: number;
 }
 
+/** A start as a client sends it: now, to the second, in UTC. */
+const startNow = () => new Date().toISOString().slice(0, 19) + "Z";
+
+/** The pair's rows, one layer at a time (their differences are printed by name). */
+const PAIR_BARE = "the bare server's start-then-stop pair (two knex transactions), no HTTP, per pair";
+const PAIR_RPC = "the start-then-stop pair's RPCs in memory, no HTTP, per pair";
+const PAIR_GATEWAY = "HTTP: the gateway's start-then-stop pair, per pair";
+
 /** What startTestSystem leaves to be done at the end (a tap test's teardown). */
 const teardowns: (() => unknown)[] = [];
 const system = await startTestSystem({ teardown: (fn) => teardowns.push(fn) });
@@ -66,7 +74,7 @@ try {
   const mode = benchMode(config);
   log(`layers bench: ${mode}, ${REQUESTS} requests per row, one at a time, ${ROUNDS} rounds`);
   const user = await system.signup("layers");
-  const started = await system.api("POST", `/api/v9/workspaces/${user.workspaceId}/time_entries`, { auth: user.auth, body: { created_with: "layers", start: new Date().toISOString().slice(0, 19) + "Z" } });
+  const started = await system.api("POST", `/api/v9/workspaces/${user.workspaceId}/time_entries`, { auth: user.auth, body: { created_with: "layers", start: startNow() } });
   if (started.status !== 200) throw new Error(`start: ${started.status} ${started.text}`);
   const authorization = `Basic ${Buffer.from(`${user.apiToken}:api_token`).toString("base64")}`;
   const userId = BigInt(user.id);
@@ -97,7 +105,7 @@ try {
   const pairing = await system.signup("layers-pairs");
   const pairAuth = { authorization: `Basic ${Buffer.from(`${pairing.apiToken}:api_token`).toString("base64")}` };
   const pair = async () => {
-    const started = await httpSend(agent, port, "POST", `/api/v9/workspaces/${pairing.workspaceId}/time_entries`, pairAuth, { created_with: "layers", start: new Date().toISOString().slice(0, 19) + "Z" });
+    const started = await httpSend(agent, port, "POST", `/api/v9/workspaces/${pairing.workspaceId}/time_entries`, pairAuth, { created_with: "layers", start: startNow() });
     if (started.status !== 200) throw new Error(`start: ${started.status} ${started.body.slice(0, 200)}`);
     const stopped = await httpSend(agent, port, "PATCH", `/api/v9/workspaces/${pairing.workspaceId}/time_entries/${JSON.parse(started.body).id}/stop`, pairAuth);
     if (stopped.status !== 200) throw new Error(`stop: ${stopped.status} ${stopped.body.slice(0, 200)}`);
@@ -106,7 +114,7 @@ try {
   // (by a third user, so that no row of one path is running for another).
   const pairCall = { headers: { [HEADER.userId]: String(pairing.id) } };
   const rpcPair = async () => {
-    const { timeEntry } = await client.createTimeEntry({ workspaceId: BigInt(pairing.workspaceId), entry: { createdWith: "layers", start: new Date().toISOString().slice(0, 19) + "Z" } }, pairCall);
+    const { timeEntry } = await client.createTimeEntry({ workspaceId: BigInt(pairing.workspaceId), entry: { createdWith: "layers", start: startNow() } }, pairCall);
     await client.stopTimeEntry({ workspaceId: BigInt(pairing.workspaceId), timeEntryId: timeEntry!.id }, pairCall);
   };
   const bareUser = await system.signup("layers-bare");
@@ -122,9 +130,9 @@ try {
     { name: "HTTP: bare route, the RPC in memory", request: () => get(barePort, "/rpc") },
     { name: "HTTP: the gateway's /healthz", request: () => get(port, "/healthz") },
     { name: "HTTP: the gateway's route", request: () => get(port, "/api/v9/me/time_entries/current", { authorization }) },
-    { name: "the bare server's start-then-stop pair (two knex transactions), no HTTP, per pair", request: barePair, requests: PAIRS },
-    { name: "the start-then-stop pair's RPCs in memory, no HTTP, per pair", request: rpcPair, requests: PAIRS },
-    { name: "HTTP: the gateway's start-then-stop pair, per pair", request: pair, requests: PAIRS },
+    { name: PAIR_BARE, request: barePair, requests: PAIRS },
+    { name: PAIR_RPC, request: rpcPair, requests: PAIRS },
+    { name: PAIR_GATEWAY, request: pair, requests: PAIRS },
   ].map((r) => ({ requests: REQUESTS, ...r, cpuUs: 0, leastUs: Infinity, wallUs: 0, count: 0 }));
 
   for (const row of rows) for (let i = 0; i < warmUp(row.requests); i++) await row.request();
@@ -156,8 +164,8 @@ try {
     `- the RPC in memory over the query (transport, interceptors, access, the handler's message, REST encoding), over HTTP: ${(cpu("HTTP: bare route, the RPC in memory") - cpu("HTTP: bare route, the store's query")).toFixed(1)}`,
     `- the gateway's own steps (credentials, request message, call, hooks, metrics, the router of every route): ${(cpu("HTTP: the gateway's route") - cpu("HTTP: bare route, the RPC in memory")).toFixed(1)}`,
     `- the gateway over the bare server (the gateway's route - bare route, the store's query): ${(cpu("HTTP: the gateway's route") - cpu("HTTP: bare route, the store's query")).toFixed(1)}`,
-    `- a pair's writes in the service over the bare server's (the RPCs in memory - the two knex transactions): ${(cpu("the start-then-stop pair's RPCs in memory, no HTTP, per pair") - cpu("the bare server's start-then-stop pair (two knex transactions), no HTTP, per pair")).toFixed(1)}`,
-    `- a pair's two requests over HTTP through the gateway, with the events' work (the gateway's pair - the RPCs in memory): ${(cpu("HTTP: the gateway's start-then-stop pair, per pair") - cpu("the start-then-stop pair's RPCs in memory, no HTTP, per pair")).toFixed(1)}`,
+    `- a pair's writes in the service over the bare server's (the RPCs in memory - the two knex transactions): ${(cpu(PAIR_RPC) - cpu(PAIR_BARE)).toFixed(1)}`,
+    `- a pair's two requests over HTTP through the gateway, with the events' work (the gateway's pair - the RPCs in memory): ${(cpu(PAIR_GATEWAY) - cpu(PAIR_RPC)).toFixed(1)}`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 } finally {

@@ -69,7 +69,7 @@ async function sample(count: number, request: () => Promise<boolean>, options: L
   let next = 0;
   const started = process.hrtime.bigint();
   const deadline = Date.now() + options.seconds * 1000;
-  const until = Date.now() + Math.min(options.minSeconds ?? 0, options.seconds) * 1000;
+  const until = Date.now() + (options.minSeconds ?? 0) * 1000;
   const worker = async () => {
     while ((next < count || Date.now() < until) && Date.now() < deadline) {
       next++;
