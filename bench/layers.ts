@@ -4,7 +4,7 @@ import { connectDatabase } from "../lib/db.js";
 import { HEADER } from "../lib/identity.js";
 import { jsonIds } from "../lib/ids.js";
 import { encodeMessage, trackingTimestamp } from "../lib/rest-json.js";
-import { GetCurrentTimeEntryResponseSchema, TimeEntryService } from "../gen/tracking/v1/time_entries_pb.js";
+import { GetCurrentTimeEntryResponseSchema, TimeEntrySchema, TimeEntryService } from "../gen/tracking/v1/time_entries_pb.js";
 import { runningEntry } from "../services/tracking/time-entries/store.js";
 import { freePort, startTestSystem } from "../test/support/harness.js";
 import { log } from "./support.js";
@@ -61,6 +61,9 @@ const startNow = () => new Date().toISOString().slice(0, 19) + "Z";
 const PAIR_BARE = "the bare server's start-then-stop pair (two knex transactions), no HTTP, per pair";
 const PAIR_RPC = "the start-then-stop pair's RPCs in memory, no HTTP, per pair";
 const PAIR_GATEWAY = "HTTP: the gateway's start-then-stop pair, per pair";
+const PAIR_BARE_ROUTE = "HTTP: bare routes, the pair's RPCs in memory, per pair";
+const PAIR_BARE_TURN = "the bare server's pair, a turn of the event loop before each transaction (setImmediate), per pair";
+const PAIR_BARE_SLEEP = "the bare server's pair, a 1 ms timer before each transaction (the thread sleeps), per pair";
 
 /** What startTestSystem leaves to be done at the end (a tap test's teardown). */
 const teardowns: (() => unknown)[] = [];
@@ -90,8 +93,6 @@ try {
     return JSON.stringify((await runningEntry(db, userId)) ?? null, jsonIds);
   });
   bare.get("/rpc", async () => JSON.stringify(encodeMessage(GetCurrentTimeEntryResponseSchema, (await rpc()) as never, trackingTimestamp)));
-  const barePort = await freePort();
-  await bare.listen({ host: "127.0.0.1", port: barePort });
 
   const get = async (at: number, path: string, headers: Record<string, string> = {}) => {
     const res = await httpGet(agent, at, path, headers);
@@ -120,6 +121,28 @@ try {
   const bareUser = await system.signup("layers-bare");
   const timer = bareTimer(db, BigInt(bareUser.id), Number(bareUser.workspaceId));
   const barePair = async () => void (await timer.stop(await timer.start()));
+  // The bare server's pair again, each transaction after the event loop has turned: at once
+  // (setImmediate), or after a 1 ms timer, for which the thread sleeps. The work is the same; what
+  // differs is what the CPU's caches and predictors hold when it starts (docs/gateway-cost.md).
+  const after = (wait: (resume: () => void) => unknown) => async () => {
+    await new Promise<void>((resume) => wait(resume));
+    const id = await timer.start();
+    await new Promise<void>((resume) => wait(resume));
+    await timer.stop(id);
+  };
+  // The pair's RPCs behind bare routes answering as the gateway does (the entry as REST JSON): the
+  // gateway's own share of a pair is what its row costs beyond this one.
+  const entryJson = (entry: unknown) => JSON.stringify(encodeMessage(TimeEntrySchema, entry as never, trackingTimestamp));
+  bare.post("/pair", async (req) => entryJson((await client.createTimeEntry({ workspaceId: BigInt(pairing.workspaceId), entry: { createdWith: "layers", start: (req.body as { start: string }).start } }, pairCall)).timeEntry));
+  bare.patch("/pair/:id", async (req) => entryJson((await client.stopTimeEntry({ workspaceId: BigInt(pairing.workspaceId), timeEntryId: BigInt((req.params as { id: string }).id) }, pairCall)).timeEntry));
+  const barePort = await freePort();
+  await bare.listen({ host: "127.0.0.1", port: barePort });
+  const bareRoutePair = async () => {
+    const started = await httpSend(agent, barePort, "POST", "/pair", {}, { start: startNow() });
+    if (started.status !== 200) throw new Error(`bare start: ${started.status} ${started.body.slice(0, 200)}`);
+    const stopped = await httpSend(agent, barePort, "PATCH", `/pair/${JSON.parse(started.body).id}`, {});
+    if (stopped.status !== 200) throw new Error(`bare stop: ${stopped.status} ${stopped.body.slice(0, 200)}`);
+  };
 
   const rows: Row[] = [
     { name: "the store's query (knex), no HTTP", request: () => runningEntry(db, userId) },
@@ -132,7 +155,10 @@ try {
     { name: "HTTP: the gateway's route", request: () => get(port, "/api/v9/me/time_entries/current", { authorization }) },
     { name: PAIR_BARE, request: barePair, requests: PAIRS },
     { name: PAIR_RPC, request: rpcPair, requests: PAIRS },
+    { name: PAIR_BARE_ROUTE, request: bareRoutePair, requests: PAIRS },
     { name: PAIR_GATEWAY, request: pair, requests: PAIRS },
+    { name: PAIR_BARE_TURN, request: after(setImmediate), requests: PAIRS },
+    { name: PAIR_BARE_SLEEP, request: after((resume) => setTimeout(resume, 1)), requests: PAIRS },
   ].map((r) => ({ requests: REQUESTS, ...r, cpuUs: 0, leastUs: Infinity, wallUs: 0, count: 0 }));
 
   for (const row of rows) for (let i = 0; i < warmUp(row.requests); i++) await row.request();
@@ -166,6 +192,8 @@ try {
     `- the gateway over the bare server (the gateway's route - bare route, the store's query): ${(cpu("HTTP: the gateway's route") - cpu("HTTP: bare route, the store's query")).toFixed(1)}`,
     `- a pair's writes in the service over the bare server's (the RPCs in memory - the two knex transactions): ${(cpu(PAIR_RPC) - cpu(PAIR_BARE)).toFixed(1)}`,
     `- a pair's two requests over HTTP through the gateway, with the events' work (the gateway's pair - the RPCs in memory): ${(cpu(PAIR_GATEWAY) - cpu(PAIR_RPC)).toFixed(1)}`,
+    `- of which the gateway's own (the gateway's pair - bare routes calling the same RPCs): ${(cpu(PAIR_GATEWAY) - cpu(PAIR_BARE_ROUTE)).toFixed(1)}`,
+    `- the same transactions after the thread slept 1 ms, over after a turn of the loop (the machine's, not the code's): ${(cpu(PAIR_BARE_SLEEP) - cpu(PAIR_BARE_TURN)).toFixed(1)}`,
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
 } finally {

@@ -63,6 +63,33 @@ function token(s: string): string {
   return s.replace(/[.\s*>]/g, "_") || "_";
 }
 
+/** An event's subject: `service.workspace.entity.action`, each part a token (recordEvent). */
+export interface EventSubject {
+  service: string;
+  workspace: string;
+  entity: string;
+  action: string;
+}
+
+/**
+ * The parts of an event's subject, or undefined when it has not four. A consumer reads them to pass
+ * over an event without decoding it (a fromBinary each, for every event of the stream): a part that
+ * differs from `subjectToken(x)` proves the event's field is not x. A token holding no `_` is the
+ * field itself (tokens replace characters by `_` and nothing else), which `exactToken` tells.
+ */
+export function eventSubject(subject: string): EventSubject | undefined {
+  const parts = subject.split(".");
+  if (parts.length !== 4) return undefined;
+  const [service, workspace, entity, action] = parts;
+  return { service, workspace, entity, action };
+}
+
+/** The token an event field's value has in subjects. */
+export const subjectToken = token;
+
+/** The field a subject's token was made from, when the token tells it for certain (no `_` in it). */
+export const exactToken = (part: string): string | undefined => (part.includes("_") ? undefined : part);
+
 let lastMs = 0;
 let lastSeq = 0;
 /** Event ids sort by creation inside one process, also within one millisecond. */

@@ -84,15 +84,17 @@ t.test("bench:tracking time entries runs and every row answers without errors", 
 t.test("bench:layers runs and prints each layer", async (t) => {
   const res = await run("bench/layers.ts", { BENCH_REQUESTS: "30", BENCH_PAIRS: "10", BENCH_ROUNDS: "1" });
   t.equal(res.code, 0, res.stderr.slice(-2000));
-  const rows = res.stdout.split("\n").filter((l) => /^\| (the store|the RPC|the bare server's start|the start-then-stop|HTTP:)/.test(l));
-  t.equal(rows.length, 11, "eight layers and the pair's three");
-  t.match(rows.at(-1), /^\| HTTP: the gateway's start-then-stop pair, per pair \| 10 \|/);
+  const rows = res.stdout.split("\n").filter((l) => /^\| (the store|the RPC|the bare server's|the start-then-stop|HTTP:)/.test(l));
+  t.equal(rows.length, 14, "eight layers, the pair's four, and the bare pair after a turn and after a sleep");
+  t.ok(rows.some((r) => /^\| HTTP: the gateway's start-then-stop pair, per pair \| 10 \|/.test(r)), "the gateway's pair, 10 of them");
   for (const row of rows) {
     const [mean, least] = [Number(row.split("|")[3]), Number(row.split("|")[4])];
     t.ok(mean > 0 && least > 0 && least <= mean, `a mean and a least round's CPU time: ${row}`);
   }
   t.match(res.stdout, /the gateway over the bare server \(the gateway's route - bare route, the store's query\): -?[\d.]+/);
   t.match(res.stdout, /a pair's writes in the service over the bare server's \(the RPCs in memory - the two knex transactions\): -?[\d.]+/);
+  t.match(res.stdout, /of which the gateway's own \(the gateway's pair - bare routes calling the same RPCs\): -?[\d.]+/);
+  t.match(res.stdout, /the same transactions after the thread slept 1 ms, over after a turn of the loop \(the machine's, not the code's\): -?[\d.]+/);
 });
 
 t.test("bench:files runs and streams every format both ways", async (t) => {

@@ -6,6 +6,7 @@ import { EventSchema, type Event } from "../../../gen/events/v1/event_pb.js";
 import type { BusMessage, Consumer, EventBus } from "../../../lib/bus.js";
 import { PROTO_FILES } from "../../../lib/contracts.js";
 import type { Knex } from "../../../lib/db.js";
+import { eventSubject } from "../../../lib/events.js";
 import type { Logger } from "../../../lib/logger.js";
 import { encodeMessage, trackingTimestamp } from "../../../lib/rest-json.js";
 import { recordAudit, type NewAuditRow } from "./store.js";
@@ -65,6 +66,9 @@ export class AuditRecorder {
 
   /** The audit row of a message, or undefined when it is none of an organization's changes. */
   private async auditRow(msg: BusMessage): Promise<NewAuditRow | undefined> {
+    // Another service's event (its subject says so; the audited names are their own tokens) is not read.
+    const subject = eventSubject(msg.subject);
+    if (subject && !AUDITED.has(subject.service)) return undefined;
     let event: Event;
     try {
       event = fromBinary(EventSchema, msg.data);

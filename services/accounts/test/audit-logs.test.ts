@@ -6,7 +6,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { EventSchema } from "../../../gen/events/v1/event_pb.js";
 import { InProcessBus } from "../../../lib/bus.js";
-import { createLogger } from "../../../lib/logger.js";
+import { createLogger, type Logger } from "../../../lib/logger.js";
 import { AuditRecorder } from "../audit-logs/recorder.js";
 
 /** The audit log: tracking and accounts events of the stream, and the accounts' own changes, per organization. */
@@ -114,6 +114,13 @@ t.test("the recorder: a redelivered event is one row; other services' events and
     message("evt-redelivered", "tracking", String(workspace)),
   ]);
   t.same([await count("evt-batch-1"), await count("evt-batch-2"), await count("evt-batch-3"), await count("evt-redelivered")], [1, 0, 1, 1]);
+  // Another service's subject is enough to pass a message over, unread.
+  const logged: string[] = [];
+  const watched = new AuditRecorder(db, new InProcessBus(), { error: (_: unknown, m: string) => logged.push(m) } as unknown as Logger);
+  await watched.record([{ subject: `hiring.${workspace}.candidate.created`, id: "junk-3", data: new Uint8Array([255, 255, 255]) }]);
+  t.same(logged, [], "not decoded");
+  await watched.record([{ subject: `tracking.${workspace}.tag.deleted`, id: "junk-4", data: new Uint8Array([255, 255, 255]) }]);
+  t.equal(logged.length, 1, "an audited service's message is read (and this one, no event, skipped)");
   const [row] = await db("audit_logs").where({ event_id: "evt-redelivered" });
   t.match(row, { organization_id: organizationId, entity_type: "tag", action: "deleted", entity_id: "77", source: "tracking" });
 });

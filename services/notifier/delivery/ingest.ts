@@ -2,6 +2,7 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { EventSchema, type Event } from "../../../gen/events/v1/event_pb.js";
 import type { BusMessage, Consumer, EventBus } from "../../../lib/bus.js";
 import type { Clock } from "../../../lib/clock.js";
+import { eventSubject, exactToken } from "../../../lib/events.js";
 import type { Logger } from "../../../lib/logger.js";
 import type { Lease } from "../../../lib/background.js";
 import { sortableId } from "../../../lib/ids.js";
@@ -125,21 +126,24 @@ export class Ingester {
   private async queue(batch: Incoming[]): Promise<void> {
     const fresh = batch.filter((m) => m.seq === undefined || m.seq > this.position);
     if (fresh.length === 0) return;
-    const events: { event: Event; family: Family }[] = [];
-    for (const m of fresh) {
-      let event: Event;
-      try {
-        event = fromBinary(EventSchema, m.data);
-      } catch (err) {
-        // A message that is no event can never become one; it must not hold up the stream.
-        this.log.error({ err, subject: m.subject }, "notifier: skipping a message that is not an events.v1.Event");
+    // Each event's family and workspace, from its subject where the subject tells them for certain:
+    // most events are of workspaces without subscriptions, and those are then never decoded.
+    const events: { message: Incoming; family: Family; workspaceId: string; event?: Event }[] = [];
+    for (const message of fresh) {
+      const subject = eventSubject(message.subject);
+      const service = subject && exactToken(subject.service);
+      const workspaceId = subject && exactToken(subject.workspace);
+      if (service !== undefined && workspaceId !== undefined) {
+        const family = familyOfService(service);
+        if (family) events.push({ message, family, workspaceId });
         continue;
       }
-      const family = familyOfService(event.service);
-      if (family) events.push({ event, family });
+      const event = this.decode(message);
+      const family = event && familyOfService(event.service);
+      if (family) events.push({ message, family, workspaceId: event.workspaceId, event });
     }
     const keys = new Map<string, { family: Family; workspaceId: string }>();
-    for (const { event, family } of events) keys.set(`${family}\u0000${event.workspaceId}`, { family, workspaceId: event.workspaceId });
+    for (const { family, workspaceId } of events) keys.set(`${family}\u0000${workspaceId}`, { family, workspaceId });
     const subs = (await this.subscriptions.ofWorkspaces([...keys.values()])).filter(receivesEvents);
     const byWorkspace = new Map<string, SubscriptionReceiver[]>();
     for (const s of subs) {
@@ -151,8 +155,11 @@ export class Ingester {
     const now = this.clock.now();
     const rows: NewNotification[] = [];
     const payloads: EventPayload[] = [];
-    for (const { event, family } of events) {
-      const receivers = (byWorkspace.get(`${family}\u0000${event.workspaceId}`) ?? []).filter((s) => matches(s.event_filters, event));
+    for (const { message, family, workspaceId, event: decoded } of events) {
+      const subscribed = byWorkspace.get(`${family}\u0000${workspaceId}`);
+      const event = subscribed && (decoded ?? this.decode(message));
+      if (!event) continue;
+      const receivers = subscribed.filter((s) => matches(s.event_filters, event));
       if (receivers.length === 0) continue;
       payloads.push({ event_id: event.id, template: family === "hiring" ? hiringTemplate(event, now) : trackingTemplate(event, now), created_at: now });
       for (const s of receivers) {
@@ -170,6 +177,17 @@ export class Ingester {
     }
     if (last !== undefined) this.position = this.stored = last;
     if (rows.length) this.onQueued(new Set(rows.map((r) => r.subscription_id)));
+  }
+
+  /** The event a message holds, or undefined (logged) when it holds none. */
+  private decode(message: Incoming): Event | undefined {
+    try {
+      return fromBinary(EventSchema, message.data);
+    } catch (err) {
+      // A message that is no event can never become one; it must not hold up the stream.
+      this.log.error({ err, subject: message.subject }, "notifier: skipping a message that is not an events.v1.Event");
+      return undefined;
+    }
   }
 
   async stop(): Promise<void> {

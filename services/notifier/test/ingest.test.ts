@@ -4,7 +4,7 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { EventSchema } from "../../../gen/events/v1/event_pb.js";
 import type { EventBus, StreamMessage } from "../../../lib/bus.js";
 import { ManualClock } from "../../../lib/clock.js";
-import { createLogger } from "../../../lib/logger.js";
+import { createLogger, type Logger } from "../../../lib/logger.js";
 import { Ingester, UNSTORED_POSITIONS } from "../delivery/ingest.js";
 import type { IngestStore } from "../delivery/ingest-store.js";
 import type { NewNotification } from "../notifications/store.js";
@@ -79,7 +79,7 @@ t.test("an event already queued for a subscription is not queued twice", async (
  * An ingester following a stream the test feeds by hand (as JetStreamBus.follow hands batches), with
  * a lease always its own: what it stores of its position, read off the database.
  */
-async function handFedIngester(t: TestContext, leaseMs: number) {
+async function handFedIngester(t: TestContext, leaseMs: number, log: Logger = createLogger("silent")) {
   const clock = new ManualClock();
   const n = await startNotifier(t, { clock });
   const store = n.notifier.stores.ingest;
@@ -96,15 +96,17 @@ async function handFedIngester(t: TestContext, leaseMs: number) {
     },
   } as unknown as EventBus;
   const ownLease = { lease: () => ({ hold: async () => true, release: async () => undefined }), position: () => store.position(), enqueue: store.enqueue.bind(store) } as unknown as IngestStore;
-  const ingester = new Ingester(ownLease, n.notifier.stores.subscriptions, bus, clock, createLogger("silent"), () => undefined, { leaseMs });
+  const ingester = new Ingester(ownLease, n.notifier.stores.subscriptions, bus, clock, log, () => undefined, { leaseMs });
   await ingester.start();
   t.teardown(() => ingester.stop());
+  /** The event at stream position `seq`, of workspace `workspaceId`, as the stream holds it. */
+  const eventData = (seq: number, workspaceId: string) =>
+    toBinary(EventSchema, create(EventSchema, { id: `e${seq}`, service: "tracking", workspaceId, entity: "client", action: "created", occurredAt: timestampFromDate(clock.now()), objectId: "1" }));
+  /** Hands the ingester a message at stream position `seq`. */
+  const send = (seq: number, subject: string, data: Uint8Array) => handler!([{ subject, id: `e${seq}`, data, seq }]);
   /** Hands the ingester the event at stream position `seq`, of workspace `workspaceId`. */
-  const feed = (seq: number, workspaceId: string) => {
-    const event = create(EventSchema, { id: `e${seq}`, service: "tracking", workspaceId, entity: "client", action: "created", occurredAt: timestampFromDate(clock.now()), objectId: "1" });
-    return handler!([{ subject: `tracking.${workspaceId}.client.created`, id: event.id, data: toBinary(EventSchema, event), seq }]);
-  };
-  return { n, store, start, ingester, feed, sub: BigInt(subscription!.subscriptionId) };
+  const feed = (seq: number, workspaceId: string) => send(seq, `tracking.${workspaceId}.client.created`, eventData(seq, workspaceId));
+  return { n, store, start, ingester, feed, send, eventData, sub: BigInt(subscription!.subscriptionId) };
 }
 
 t.test("batches that queue nothing store the position only with one that queues, past UNSTORED_POSITIONS, and on stop", async (t) => {
@@ -129,4 +131,23 @@ t.test("the position read past is stored at the lease's renewal", async (t) => {
   await feed(start + 2, "nobody");
   await eventually(async () => (await store.position()) === start + 2, 5_000, "the position stored by a renewal (every 100 ms)");
   t.pass("stored");
+});
+
+t.test("an event is decoded only when its subject names a workspace with subscriptions, or does not name it for certain", async (t) => {
+  const logged: string[] = [];
+  const log = { error: (_: unknown, message: string) => logged.push(message), warn: () => undefined, info: () => undefined, debug: () => undefined } as unknown as Logger;
+  const { n, start, send, eventData, sub } = await handFedIngester(t, 3_600_000, log);
+  const garbage = new Uint8Array([255, 255, 255]);
+  await send(start + 1, "tracking.nobody.client.created", garbage);
+  t.same(logged, [], "a workspace without subscriptions: passed over by its subject, not read");
+  await send(start + 2, "tracking.w1.client.created", garbage);
+  t.equal(logged.length, 1, "a subscribed workspace's message is read (and this one, no event, skipped)");
+  // A workspace id with a dot is `w_2` in subjects, which `w_2` would be too: the event tells.
+  const { subscription } = await n.admin.createSubscription({ service: "tracking", workspaceId: "w.2", url: "http://127.0.0.1:9/hook" });
+  await send(start + 3, "tracking.w_2.client.created", eventData(start + 3, "w.2"));
+  await send(start + 4, "other.w1.client.created", eventData(start + 4, "w1"));
+  await send(start + 5, "tracking.w1.client.created", eventData(start + 5, "w1"));
+  t.same((await n.notifier.stores.notifications.list(BigInt(subscription!.subscriptionId), undefined, 10)).map((q) => q.event_id), [`e${start + 3}`], "queued by the workspace the event names");
+  t.same((await n.notifier.stores.notifications.list(sub, undefined, 10)).map((q) => q.event_id), [`e${start + 5}`], "another service's subject queues nothing");
+  t.equal(logged.length, 1);
 });

@@ -4,6 +4,7 @@ import { WorkspaceUserSchema } from "../../../gen/accounts/v1/organizations_pb.j
 import { EventSchema, type Event } from "../../../gen/events/v1/event_pb.js";
 import type { BusMessage, Consumer, EventBus } from "../../../lib/bus.js";
 import type { Clock } from "../../../lib/clock.js";
+import { eventSubject } from "../../../lib/events.js";
 import { idBinding, readId } from "../../../lib/ids.js";
 import type { Logger } from "../../../lib/logger.js";
 import type { ServiceStorage } from "../../../lib/storage.js";
@@ -13,9 +14,15 @@ import { ORIGINS } from "./store.js";
 /** The durable consumer of the EVENTS stream that hands imported entries to the people who join (all tracking replicas share it). */
 export const ADOPTION_CONSUMER = "tracking-import-adoptions";
 
+/** The events that may say someone joined a workspace (each value is its own subject token). */
+const JOINS = { service: "accounts", entity: "workspace_user", actions: ["created", "updated"] };
+
+/** Whether an event with these service, entity and action fields (or subject tokens) may be a join. */
+const mayJoin = (e: { service: string; entity: string; action: string }) => e.service === JOINS.service && e.entity === JOINS.entity && JOINS.actions.includes(e.action);
+
 /** The member an accounts `workspace_user` event says may now act in a workspace, or undefined. */
 export function joinedMember(event: Event): { workspace: bigint; userId: bigint; email: string } | undefined {
-  if (event.service !== "accounts" || event.entity !== "workspace_user" || (event.action !== "created" && event.action !== "updated") || !event.object) return undefined;
+  if (!mayJoin(event) || !event.object) return undefined;
   const member = anyUnpack(event.object, WorkspaceUserSchema);
   if (!member || !member.active || member.inactive || member.userId <= 0n || !member.email) return undefined;
   return { workspace: member.workspaceId, userId: member.userId, email: member.email.toLowerCase() };
@@ -44,6 +51,9 @@ export class ImportAdoptions {
 
   async receive(batch: BusMessage[]): Promise<void> {
     for (const msg of batch) {
+      // Most events are no join: their subject says so without decoding them.
+      const subject = eventSubject(msg.subject);
+      if (subject && !mayJoin(subject)) continue;
       let event: Event;
       try {
         event = fromBinary(EventSchema, msg.data);

@@ -98,7 +98,10 @@ t.test("a redelivered join moves nothing twice, and other events move nothing", 
   ]);
   t.equal(await kept(), 1, "an invitee not yet joined, a deactivated member, other entities and services, and garbage move nothing");
   const joined = event("workspace_user", {});
-  await adoptions.receive([{ subject: "x", id: "6", data: joined }]);
+  // The subject is read first: one that names another entity is passed over without decoding.
+  await adoptions.receive([{ subject: `accounts.${wid}.project_user.created`, id: "6", data: joined }]);
+  t.equal(await kept(), 1, "an event whose subject is no join is not read");
+  await adoptions.receive([{ subject: `accounts.${wid}.workspace_user.created`, id: "6", data: joined }]);
   await adoptions.receive([{ subject: "x", id: "6", data: joined }]);
   t.equal(await kept(), 0);
   const moved = await tracking("time_entries").where({ workspace_id: wid, description: "Kept for later" }).select("user_id");
