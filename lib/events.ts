@@ -74,8 +74,9 @@ export interface EventSubject {
 /**
  * The parts of an event's subject, or undefined when it has not four. A consumer reads them to pass
  * over an event without decoding it (a fromBinary each, for every event of the stream): a part that
- * differs from `subjectToken(x)` proves the event's field is not x. A token holding no `_` is the
- * field itself (tokens replace characters by `_` and nothing else), which `exactToken` tells.
+ * differs from the token of x (x itself, when x holds no dot, space or wildcard) proves the event's
+ * field is not x. A token holding no `_` is the field itself (tokens replace characters by `_` and
+ * nothing else), which `exactToken` tells.
  */
 export function eventSubject(subject: string): EventSubject | undefined {
   const parts = subject.split(".");
@@ -83,9 +84,6 @@ export function eventSubject(subject: string): EventSubject | undefined {
   const [service, workspace, entity, action] = parts;
   return { service, workspace, entity, action };
 }
-
-/** The token an event field's value has in subjects. */
-export const subjectToken = token;
 
 /** The field a subject's token was made from, when the token tells it for certain (no `_` in it). */
 export const exactToken = (part: string): string | undefined => (part.includes("_") ? undefined : part);
