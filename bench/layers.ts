@@ -105,12 +105,15 @@ try {
   // into the next row's round).
   const pairing = await system.signup("layers-pairs");
   const pairAuth = { authorization: `Basic ${Buffer.from(`${pairing.apiToken}:api_token`).toString("base64")}` };
-  const pair = async () => {
-    const started = await httpSend(agent, port, "POST", `/api/v9/workspaces/${pairing.workspaceId}/time_entries`, pairAuth, { created_with: "layers", start: startNow() });
-    if (started.status !== 200) throw new Error(`start: ${started.status} ${started.body.slice(0, 200)}`);
-    const stopped = await httpSend(agent, port, "PATCH", `/api/v9/workspaces/${pairing.workspaceId}/time_entries/${JSON.parse(started.body).id}/stop`, pairAuth);
+  /** A start (POST `startPath`) and the stop of the entry it answers (PATCH `stopPath(id)`), over HTTP. */
+  const httpPair = (at: number, startPath: string, stopPath: (id: string) => string, headers: Record<string, string>) => async () => {
+    const started = await httpSend(agent, at, "POST", startPath, headers, { created_with: "layers", start: startNow() });
+    if (started.status !== 200) throw new Error(`${startPath}: ${started.status} ${started.body.slice(0, 200)}`);
+    const stopped = await httpSend(agent, at, "PATCH", stopPath(JSON.parse(started.body).id), headers);
     if (stopped.status !== 200) throw new Error(`stop: ${stopped.status} ${stopped.body.slice(0, 200)}`);
   };
+  const entries = `/api/v9/workspaces/${pairing.workspaceId}/time_entries`;
+  const pair = httpPair(port, entries, (id) => `${entries}/${id}/stop`, pairAuth);
   // The same pair without HTTP: the service's RPCs in memory, and the bare server's two transactions
   // (by a third user, so that no row of one path is running for another).
   const pairCall = { headers: { [HEADER.userId]: String(pairing.id) } };
@@ -137,12 +140,7 @@ try {
   bare.patch("/pair/:id", async (req) => entryJson((await client.stopTimeEntry({ workspaceId: BigInt(pairing.workspaceId), timeEntryId: BigInt((req.params as { id: string }).id) }, pairCall)).timeEntry));
   const barePort = await freePort();
   await bare.listen({ host: "127.0.0.1", port: barePort });
-  const bareRoutePair = async () => {
-    const started = await httpSend(agent, barePort, "POST", "/pair", {}, { start: startNow() });
-    if (started.status !== 200) throw new Error(`bare start: ${started.status} ${started.body.slice(0, 200)}`);
-    const stopped = await httpSend(agent, barePort, "PATCH", `/pair/${JSON.parse(started.body).id}`, {});
-    if (stopped.status !== 200) throw new Error(`bare stop: ${stopped.status} ${stopped.body.slice(0, 200)}`);
-  };
+  const bareRoutePair = httpPair(barePort, "/pair", (id) => `/pair/${id}`, {});
 
   const rows: Row[] = [
     { name: "the store's query (knex), no HTTP", request: () => runningEntry(db, userId) },
