@@ -1,6 +1,6 @@
-import { create, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
+import { create, fromBinary, toBinary, type DescMessage, type MessageShape } from "@bufbuild/protobuf";
 import { anyPack, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { EventSchema } from "../gen/events/v1/event_pb.js";
+import { EventSchema, type Event } from "../gen/events/v1/event_pb.js";
 import type { Knex } from "./db.js";
 import type { EventBus } from "./bus.js";
 import type { Clock } from "./clock.js";
@@ -87,6 +87,19 @@ export function eventSubject(subject: string): EventSubject | undefined {
 
 /** The field a subject's token was made from, when the token tells it for certain (no `_` in it). */
 export const exactToken = (part: string): string | undefined => (part.includes("_") ? undefined : part);
+
+/**
+ * A message of the stream as an events.v1.Event, or undefined (logged as `reader`'s skip) when it is
+ * none: a message that is no event can never become one, and it must not hold up the stream.
+ */
+export function readEvent(message: { subject: string; data: Uint8Array }, log: Logger, reader: string): Event | undefined {
+  try {
+    return fromBinary(EventSchema, message.data);
+  } catch (err) {
+    log.error({ err, subject: message.subject }, `${reader}: skipping a message that is not an events.v1.Event`);
+    return undefined;
+  }
+}
 
 let lastMs = 0;
 let lastSeq = 0;

@@ -3,7 +3,8 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { EventSchema } from "../../gen/events/v1/event_pb.js";
 import { ClientSchema } from "../../gen/tracking/v1/clients_pb.js";
 import { loadConfig } from "../config.js";
-import { createLogger } from "../logger.js";
+import { createLogger, type Logger } from "../logger.js";
+import { eventSubject, readEvent } from "../events.js";
 import { ManualClock } from "../clock.js";
 import { InProcessBus, type BusMessage, type EventBus } from "../bus.js";
 import { ServiceStorage } from "../storage.js";
@@ -64,6 +65,12 @@ t.test("a change and its event commit together, and the event is published with 
   t.equal(bus.stored[0].subject, "tracking.7.client.created");
   const decoded = fromBinary(EventSchema, bus.stored[0].data);
   t.match(decoded, { id, service: "tracking", workspaceId: "7", entity: "client", action: "created", userId: 3n, objectId: "a" });
+  t.same(eventSubject(bus.stored[0].subject), { service: "tracking", workspace: "7", entity: "client", action: "created" }, "its subject's parts");
+  const skipped: unknown[] = [];
+  const log = { error: (fields: unknown, message: string) => skipped.push([fields, message]) } as unknown as Logger;
+  t.same(readEvent(bus.stored[0], log, "reader"), decoded, "read back by a consumer");
+  t.equal(readEvent({ subject: "tracking.7.client.created", data: new Uint8Array([255, 255, 255]) }, log, "reader"), undefined, "a message that is no event is skipped");
+  t.match(skipped, [[{ subject: "tracking.7.client.created" }, "reader: skipping a message that is not an events.v1.Event"]], "and the skip logged once, with its subject");
 });
 
 t.test("a failed transaction leaves neither the change nor the event", async (t) => {

@@ -1,12 +1,12 @@
 import { idBinding, readId, rowId } from "../../../lib/ids.js";
-import { createRegistry, fromBinary, type JsonValue } from "@bufbuild/protobuf";
+import { createRegistry, type JsonValue } from "@bufbuild/protobuf";
 import { anyUnpack, timestampDate } from "@bufbuild/protobuf/wkt";
 import { WorkspaceSchema } from "../../../gen/accounts/v1/workspaces_pb.js";
-import { EventSchema, type Event } from "../../../gen/events/v1/event_pb.js";
+import type { Event } from "../../../gen/events/v1/event_pb.js";
 import type { BusMessage, Consumer, EventBus } from "../../../lib/bus.js";
 import { PROTO_FILES } from "../../../lib/contracts.js";
 import type { Knex } from "../../../lib/db.js";
-import { eventSubject } from "../../../lib/events.js";
+import { eventSubject, readEvent } from "../../../lib/events.js";
 import type { Logger } from "../../../lib/logger.js";
 import { encodeMessage, trackingTimestamp } from "../../../lib/rest-json.js";
 import { recordAudit, type NewAuditRow } from "./store.js";
@@ -69,15 +69,8 @@ export class AuditRecorder {
     // Another service's event (its subject says so; the audited names are their own tokens) is not read.
     const subject = eventSubject(msg.subject);
     if (subject && !AUDITED.has(subject.service)) return undefined;
-    let event: Event;
-    try {
-      event = fromBinary(EventSchema, msg.data);
-    } catch (err) {
-      // A message that is no event can never become one; it must not hold up the stream.
-      this.log.error({ err, subject: msg.subject }, "audit: skipping a message that is not an events.v1.Event");
-      return undefined;
-    }
-    if (!AUDITED.has(event.service)) return undefined;
+    const event = readEvent(msg, this.log, "audit");
+    if (!event || !AUDITED.has(event.service)) return undefined;
     const workspace = eventWorkspace(event);
     const organization = workspace === undefined ? undefined : await this.organizationOf(event, workspace);
     if (workspace === undefined || organization === undefined) return undefined;

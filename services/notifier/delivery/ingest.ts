@@ -1,8 +1,7 @@
-import { fromBinary } from "@bufbuild/protobuf";
-import { EventSchema, type Event } from "../../../gen/events/v1/event_pb.js";
+import type { Event } from "../../../gen/events/v1/event_pb.js";
 import type { BusMessage, Consumer, EventBus } from "../../../lib/bus.js";
 import type { Clock } from "../../../lib/clock.js";
-import { eventSubject, exactToken } from "../../../lib/events.js";
+import { eventSubject, exactToken, readEvent } from "../../../lib/events.js";
 import type { Logger } from "../../../lib/logger.js";
 import type { Lease } from "../../../lib/background.js";
 import { sortableId } from "../../../lib/ids.js";
@@ -138,7 +137,7 @@ export class Ingester {
         if (family) events.push({ message, family, workspaceId });
         continue;
       }
-      const event = this.decode(message);
+      const event = readEvent(message, this.log, "notifier");
       const family = event && familyOfService(event.service);
       if (family) events.push({ message, family, workspaceId: event.workspaceId, event });
     }
@@ -157,7 +156,7 @@ export class Ingester {
     const payloads: EventPayload[] = [];
     for (const { message, family, workspaceId, event: decoded } of events) {
       const subscribed = byWorkspace.get(`${family}\u0000${workspaceId}`);
-      const event = subscribed && (decoded ?? this.decode(message));
+      const event = subscribed && (decoded ?? readEvent(message, this.log, "notifier"));
       if (!event) continue;
       const receivers = subscribed.filter((s) => matches(s.event_filters, event));
       if (receivers.length === 0) continue;
@@ -180,16 +179,6 @@ export class Ingester {
   }
 
   /** The event a message holds, or undefined (logged) when it holds none. */
-  private decode(message: Incoming): Event | undefined {
-    try {
-      return fromBinary(EventSchema, message.data);
-    } catch (err) {
-      // A message that is no event can never become one; it must not hold up the stream.
-      this.log.error({ err, subject: message.subject }, "notifier: skipping a message that is not an events.v1.Event");
-      return undefined;
-    }
-  }
-
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);

@@ -1,10 +1,9 @@
-import { fromBinary } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { WorkspaceUserSchema } from "../../../gen/accounts/v1/organizations_pb.js";
-import { EventSchema, type Event } from "../../../gen/events/v1/event_pb.js";
+import type { Event } from "../../../gen/events/v1/event_pb.js";
 import type { BusMessage, Consumer, EventBus } from "../../../lib/bus.js";
 import type { Clock } from "../../../lib/clock.js";
-import { eventSubject } from "../../../lib/events.js";
+import { eventSubject, readEvent } from "../../../lib/events.js";
 import { idBinding, readId } from "../../../lib/ids.js";
 import type { Logger } from "../../../lib/logger.js";
 import type { ServiceStorage } from "../../../lib/storage.js";
@@ -54,14 +53,8 @@ export class ImportAdoptions {
       // Most events are no join: their subject says so without decoding them.
       const subject = eventSubject(msg.subject);
       if (subject && !mayJoin(subject)) continue;
-      let event: Event;
-      try {
-        event = fromBinary(EventSchema, msg.data);
-      } catch {
-        // Not an event (the audit recorder logs those); nothing here to do with it.
-        continue;
-      }
-      const joined = joinedMember(event);
+      const event = readEvent(msg, this.deps.log, "import adoption");
+      const joined = event && joinedMember(event);
       if (joined) await this.adopt(joined.workspace, joined.userId, joined.email);
     }
   }
