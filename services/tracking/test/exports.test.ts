@@ -29,9 +29,9 @@ const clock = new ManualClock(new Date("2026-03-04T10:00:00Z"));
 const smtp = await startSmtp(t);
 const sys = await startTestSystem(t, { clock, env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, EXPORT_RETENTION_DAYS: "7" } });
 const world = await trackingWorld(t, sys, clock);
-const { owner, tracking } = world;
+const { owner, tracking, call } = world;
 const wid = owner.workspaceId;
-await sys.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(wid), premium: true });
+await world.setPlan(true);
 clock.advance(5_001);
 const member = await world.join("member");
 const stranger = await sys.signup("stranger");
@@ -40,12 +40,6 @@ const worker = service.exports;
 // The tests run the worker's passes themselves (a request's kick would race them).
 await worker.stop();
 const exportDir = sys.config.exportDir;
-
-async function call(method: string, path: string, body?: unknown, user: TrackUser = owner) {
-  const res = await sys.api(method, path, { auth: user.auth, body });
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body;
-}
 
 // A workspace with every kind of object: an archived client, a private project with a project user,
 // tasks, tags, a reminder, an alert, a scheduled report, entries over two years, a running and a deleted one.

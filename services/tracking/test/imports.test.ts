@@ -1,7 +1,6 @@
 import t from "tap";
 import { startTestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
-import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import * as layout from "../portability/layout.js";
 import { trackingWorld } from "./tracking-support.js";
 import { csvRow, declaredSize, detailedCsv, realExport, renamed, zipOf, type Person } from "./import-fixtures.js";
@@ -18,7 +17,7 @@ const sys = await startTestSystem(t, { clock });
 const world = await trackingWorld(t, sys, clock);
 const { owner, tracking } = world;
 const wid = owner.workspaceId;
-await sys.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(wid), premium: true });
+await world.setPlan(true);
 clock.advance(5_001);
 const member = await world.join("member");
 const stranger = await sys.signup("stranger");

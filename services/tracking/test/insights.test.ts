@@ -2,7 +2,6 @@ import t, { type Test } from "tap";
 import ExcelJS from "exceljs";
 import { startTestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
-import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { trackingWorld } from "./tracking-support.js";
 import { periodsOf, previousPeriod, variation } from "../insights/rules.js";
 import { reportRange } from "../reports/rules.js";
@@ -27,19 +26,13 @@ import {
 const clock = new ManualClock(new Date("2025-03-20T12:00:00Z"));
 const sys = await startTestSystem(t, { clock });
 const world = await trackingWorld(t, sys, clock);
-const { owner } = world;
+const { owner, call } = world;
 const wid = owner.workspaceId;
-const identity = sys.directory.client("accounts", IdentityService);
-await identity.setWorkspacePlan({ workspaceId: BigInt(wid), premium: true });
+await world.setPlan(true);
 await world.setWorkspace({ default_hourly_rate: 20, default_currency: "EUR" });
 const mia = await world.join("mia");
 const ned = await world.join("ned");
 
-async function call(method: string, path: string, body: unknown, user: TrackUser = owner) {
-  const res = await sys.api(method, path, { auth: user.auth, body });
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body;
-}
 const v9 = `/api/v9/workspaces/${wid}`;
 const acme = await call("POST", `${v9}/clients`, { name: "Acme" });
 const alpha = await call("POST", `${v9}/projects`, { name: "Alpha", client_id: acme.id, billable: true, rate: 100 });
@@ -321,7 +314,7 @@ t.test("exports: a refused body is the family's JSON error, before any byte", as
 });
 
 t.test("premium: the insights of the Insights API and profitability need it; the billable filter too", async (t) => {
-  await identity.setWorkspacePlan({ workspaceId: BigInt(wid), premium: false });
+  await world.setPlan(false);
   clock.advance(5_001);
   const needed = reportFeatureNeeded().rawMessage;
   await refused(t, `${reports}/profitability/projects`, { ...WEEK, currency: "EUR" }, 402, needed);
@@ -331,7 +324,7 @@ t.test("premium: the insights of the Insights API and profitability need it; the
   await refused(t, `${reports}/data_trends/users`, { ...WEEK, currency: "EUR", billable: true }, 402, needed);
   t.equal((await post(t, `${reports}/comparative`, WEEK)).graph.data.length, 7, "the comparative report itself is free");
   t.equal((await post(t, `${reports}/data_trends/clients`, { ...WEEK, currency: "EUR" })).currency, "EUR", "so are the data trends");
-  await identity.setWorkspacePlan({ workspaceId: BigInt(wid), premium: true });
+  await world.setPlan(true);
   clock.advance(5_001);
 });
 

@@ -3,7 +3,6 @@ import { stringify } from "csv-stringify/sync";
 import { startTestSystem } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
 import { seededRandom } from "../../../lib/seeded-random.js";
-import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { csvFile, detailedReportColumns, FILE_CHUNK_BYTES, formatDuration, type Cell, type Column, type ReportTable } from "../reports/formats/index.js";
 import { trackingWorld } from "./tracking-support.js";
 
@@ -36,16 +35,11 @@ const ODD = ['"', ",", "\n", "\r", "\r\n", "=", "+", "-", "@", "\t", "\uFF1D", "
 const clock = new ManualClock(new Date("2025-12-01T12:00:00Z"));
 const sys = await startTestSystem(t, { clock });
 const world = await trackingWorld(t, sys, clock);
-const { owner, tracking } = world;
+const { owner, tracking, call } = world;
 const wid = owner.workspaceId;
-await sys.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(wid), premium: true });
+await world.setPlan(true);
 await world.setWorkspace({ default_hourly_rate: 20, default_currency: "EUR" });
 
-async function call(method: string, path: string, body?: unknown) {
-  const res = await sys.api(method, path, { auth: owner.auth, body });
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body;
-}
 const v9 = `/api/v9/workspaces/${wid}`;
 await call("PUT", "/api/v9/me", { timezone: "America/New_York" });
 const client = await call("POST", `${v9}/clients`, { name: 'Acme, "the" Company' });

@@ -1,7 +1,6 @@
 import t from "tap";
 import { startTestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
-import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { trackingWorld } from "./tracking-support.js";
 import { reportNegative, reportParameterUnsupported, reportValueNotAllowed } from "../errors.js";
 
@@ -9,17 +8,12 @@ import { reportNegative, reportParameterUnsupported, reportValueNotAllowed } fro
 const clock = new ManualClock(new Date("2025-03-20T12:00:00Z"));
 const sys = await startTestSystem(t, { clock });
 const world = await trackingWorld(t, sys, clock);
-const { owner } = world;
+const { owner, call } = world;
 const wid = owner.workspaceId;
-await sys.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(wid), premium: true });
+await world.setPlan(true);
 await world.setWorkspace({ default_hourly_rate: 20, default_currency: "USD" });
 const mia = await world.join("mia");
 
-async function call(method: string, path: string, body: unknown, user: TrackUser = owner) {
-  const res = await sys.api(method, path, { auth: user.auth, body });
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body;
-}
 const v9 = `/api/v9/workspaces/${wid}`;
 const acme = await call("POST", `${v9}/clients`, { name: "Acme" });
 const alpha = await call("POST", `${v9}/projects`, { name: "Alpha", client_id: acme.id, billable: true, rate: 100, color: "#c9806b", is_private: false });

@@ -1,7 +1,6 @@
 import t from "tap";
 import { startTestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
-import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { trackingWorld } from "./tracking-support.js";
 import {
   noFilterParameter,
@@ -22,19 +21,13 @@ import {
 const clock = new ManualClock(new Date("2025-03-20T12:00:00Z"));
 const sys = await startTestSystem(t, { clock });
 const world = await trackingWorld(t, sys, clock);
-const { owner } = world;
+const { owner, call } = world;
 const wid = owner.workspaceId;
-const identity = sys.directory.client("accounts", IdentityService);
-await identity.setWorkspacePlan({ workspaceId: BigInt(wid), premium: true });
+await world.setPlan(true);
 await world.setWorkspace({ default_hourly_rate: 20, default_currency: "EUR" });
 const mia = await world.join("mia");
 const ned = await world.join("ned");
 
-async function call(method: string, path: string, body: unknown, user: TrackUser = owner) {
-  const res = await sys.api(method, path, { auth: user.auth, body });
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body;
-}
 const v9 = `/api/v9/workspaces/${wid}`;
 const acme = await call("POST", `${v9}/clients`, { name: "Acme" });
 const alpha = await call("POST", `${v9}/projects`, { name: "Alpha", client_id: acme.id, billable: true, rate: 100 });
@@ -263,12 +256,12 @@ t.test("the time audit (premium): empty groups and the group filter", async (t) 
 });
 
 t.test("premium features answer 402 on a free workspace", async (t) => {
-  await identity.setWorkspacePlan({ workspaceId: BigInt(wid), premium: false });
+  await world.setPlan(false);
   clock.advance(5_001);
   await refused(summaryPath, { ...WEEK, billable: true }, 402, reportFeatureNeeded().rawMessage);
   await refused(summaryPath, { ...WEEK, audit: { show_empty_groups: true } }, 402, reportFeatureNeeded().rawMessage);
   t.equal((await summary({})).status, 200, "the summary itself is free");
-  await identity.setWorkspacePlan({ workspaceId: BigInt(wid), premium: true });
+  await world.setPlan(true);
   clock.advance(5_001);
 });
 

@@ -22,7 +22,7 @@ const source = await startTestSystem(t, { clock });
 const world = await trackingWorld(t, source, clock);
 const { owner } = world;
 const wid = owner.workspaceId;
-await source.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(wid), premium: true });
+await world.setPlan(true);
 clock.advance(5_001);
 const member = await world.join("member");
 

@@ -1,7 +1,6 @@
 import t from "tap";
 import { startTestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
-import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { SavedReportService } from "../../../gen/tracking/v1/saved_reports_pb.js";
 import { trackingWorld } from "./tracking-support.js";
 import { periodDays, reportTokenHash } from "../saved-reports/rules.js";
@@ -28,20 +27,14 @@ import {
 const clock = new ManualClock(new Date("2025-03-20T12:00:00Z"));
 const sys = await startTestSystem(t, { clock });
 const world = await trackingWorld(t, sys, clock);
-const { owner } = world;
+const { owner, call } = world;
 const wid = owner.workspaceId;
-const identity = sys.directory.client("accounts", IdentityService);
-await identity.setWorkspacePlan({ workspaceId: BigInt(wid), premium: true });
+await world.setPlan(true);
 await world.setWorkspace({ default_hourly_rate: 20, default_currency: "EUR" });
 const mia = await world.join("mia");
 const ada = await world.join("ada", { admin: true });
 const stranger = await sys.signup("stranger");
 
-async function call(method: string, path: string, body: unknown, user: TrackUser = owner) {
-  const res = await sys.api(method, path, { auth: user.auth, body });
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body;
-}
 const v9 = `/api/v9/workspaces/${wid}`;
 const acme = await call("POST", `${v9}/clients`, { name: "Acme" });
 const alpha = await call("POST", `${v9}/projects`, { name: "Alpha", client_id: acme.id, billable: true, rate: 100 });
@@ -227,13 +220,13 @@ t.test("PUT of several and bulk delete change all or none", async (t) => {
 });
 
 t.test("saved reports are premium; a free workspace is answered 402", async (t) => {
-  await identity.setWorkspacePlan({ workspaceId: BigInt(wid), premium: false });
+  await world.setPlan(false);
   clock.advance(5_001);
   try {
     const res = await sys.api("GET", base, { auth: owner.auth });
     t.same([res.status, res.body], [402, "Available only for premium workspaces."]);
   } finally {
-    await identity.setWorkspacePlan({ workspaceId: BigInt(wid), premium: true });
+    await world.setPlan(true);
     clock.advance(5_001);
   }
 });

@@ -2,7 +2,6 @@ import t from "tap";
 import { startTestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { startSmtp } from "../../../test/support/smtp.js";
 import { ManualClock } from "../../../lib/clock.js";
-import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { lastEndedPeriod } from "../reminders/rules.js";
 import type { TrackingService } from "../index.js";
 import { ScheduledReportScheduler } from "../scheduled-reports/scheduler.js";
@@ -24,10 +23,9 @@ const clock = new ManualClock(new Date("2026-03-04T10:00:00Z"));
 const smtp = await startSmtp(t);
 const sys = await startTestSystem(t, { clock, env: { SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, PUBLIC_URL: "https://track.example.com" } });
 const world = await trackingWorld(t, sys, clock);
-const { owner, tracking } = world;
+const { owner, tracking, call } = world;
 const wid = owner.workspaceId;
-const identity = sys.directory.client("accounts", IdentityService);
-await identity.setWorkspacePlan({ workspaceId: BigInt(wid), premium: true });
+await world.setPlan(true);
 clock.advance(5_001);
 const member = await world.join("member");
 const grouped = await world.join("grouped");
@@ -36,11 +34,6 @@ await world.accounts("users").where({ id: newYorker.id }).update({ timezone: "Am
 const stranger = await sys.signup("stranger");
 const scheduler = (sys.services.get("tracking") as TrackingService).scheduledReports;
 
-async function call(method: string, path: string, body: unknown, user: TrackUser = owner) {
-  const res = await sys.api(method, path, { auth: user.auth, body });
-  if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
-  return res.body;
-}
 const group = await call("POST", `/api/v9/organizations/${world.organizationId}/groups`, { name: "Night shift", users: [grouped.id], workspaces: [wid] });
 const elsewhere = await call("POST", `/api/v9/organizations/${world.organizationId}/groups`, { name: "Nowhere", users: [member.id] });
 const alpha = await world.project("Alpha");
@@ -217,13 +210,13 @@ t.test("only workspace admins manage schedules; a free workspace is answered 402
   t.same([(await sys.api("GET", base, { auth: stranger.auth })).status], [404]);
   // Past every answer the workspace gate remembers (earlier tests moved the clock back and forth).
   clock.set(new Date("2027-01-01T00:00:00Z"));
-  await identity.setWorkspacePlan({ workspaceId: BigInt(wid), premium: false });
+  await world.setPlan(false);
   clock.advance(5_001);
   try {
     const free = await sys.api("GET", base, { auth: owner.auth });
     t.same([free.status, free.body], [402, "Workspace needs to have the scheduled_reports feature enabled."]);
   } finally {
-    await identity.setWorkspacePlan({ workspaceId: BigInt(wid), premium: true });
+    await world.setPlan(true);
     clock.advance(5_001);
   }
 });

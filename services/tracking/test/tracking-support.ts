@@ -2,6 +2,7 @@ import type { Test } from "tap";
 import { fromBinary } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
+import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { EventSchema, type Event } from "../../../gen/events/v1/event_pb.js";
 import { connectDatabase, type Knex } from "../../../lib/db.js";
 import { jsonIds } from "../../../lib/ids.js";
@@ -12,8 +13,8 @@ import { projects, type ProjectRow } from "../projects/store.js";
 
 /**
  * What the tests of the tracking resources that involve several members share: a second user
- * joining a workspace, workspace settings written as the accounts service keeps them, and the
- * tracking service's events.
+ * joining a workspace, workspace settings and plans written as the accounts service keeps them,
+ * requests that must succeed, and the tracking service's events.
  */
 export interface TrackingWorld {
   sys: TestSystem;
@@ -30,6 +31,10 @@ export interface TrackingWorld {
   events(entity: string): Promise<Event[]>;
   /** A project of the owner's workspace (or another), written as the projects endpoints store it. */
   project(name: string, values?: Partial<ProjectRow>): Promise<ProjectRow>;
+  /** A request as `user` (the owner unless given) that must be answered 200: its parsed body. */
+  call(method: string, path: string, body?: unknown, user?: TrackUser): Promise<any>;
+  /** Puts the owner's workspace on the paid plan (premium: true) or the free one, as the accounts service keeps it. */
+  setPlan(premium: boolean): Promise<void>;
 }
 
 export async function trackingWorld(t: TestContext, sys: TestSystem, clock: ManualClock): Promise<TrackingWorld> {
@@ -66,6 +71,14 @@ export async function trackingWorld(t: TestContext, sys: TestSystem, clock: Manu
           creator_id: BigInt(owner.id), created_at: now, at: now, server_deleted_at: null, ...values,
         }),
       );
+    },
+    async call(method, path, body, user = owner) {
+      const res = await sys.api(method, path, { auth: user.auth, body });
+      if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+      return res.body;
+    },
+    async setPlan(premium) {
+      await sys.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(owner.workspaceId), premium });
     },
     async events(entity) {
       const rows: { data: Buffer }[] = await tracking("outbox").orderBy("seq").select("data");
