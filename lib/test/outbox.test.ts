@@ -71,6 +71,7 @@ t.test("a change and its event commit together, and the event is published with 
   t.same(readEvent(bus.stored[0], log, "reader"), decoded, "read back by a consumer");
   t.equal(readEvent({ subject: "tracking.7.client.created", data: new Uint8Array([255, 255, 255]) }, log, "reader"), undefined, "a message that is no event is skipped");
   t.match(skipped, [[{ subject: "tracking.7.client.created" }, "reader: skipping a message that is not an events.v1.Event"]], "and the skip logged once, with its subject");
+  t.equal(skipped.length, 1, "once");
 });
 
 t.test("a failed transaction leaves neither the change nor the event", async (t) => {

@@ -178,7 +178,6 @@ export class Ingester {
     if (rows.length) this.onQueued(new Set(rows.map((r) => r.subscription_id)));
   }
 
-  /** The event a message holds, or undefined (logged) when it holds none. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);

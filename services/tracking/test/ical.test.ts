@@ -1,7 +1,6 @@
 import t from "tap";
 import { startTestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
-import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { trackingWorld } from "./tracking-support.js";
 import { calendarNotFound, calendarPaidFeature } from "../errors.js";
 import { calendar, foldLine, icalText } from "../ical/rules.js";
@@ -12,8 +11,7 @@ const world = await trackingWorld(t, sys, clock);
 const { owner } = world;
 const member = await world.join("member");
 const ws = owner.workspaceId;
-const identity = sys.directory.client("accounts", IdentityService);
-await identity.setWorkspacePlan({ workspaceId: BigInt(ws), premium: true });
+await world.setPlan(true);
 clock.advance(5_001);
 
 async function entry(user: TrackUser, start: string, body: Record<string, unknown> = {}) {
@@ -62,8 +60,8 @@ t.test("a reset link replaces the old one; toggle switches it off and on (with a
 
 t.test("a free workspace's calendar is a paid feature (403)", async (t) => {
   const link = (await sys.api("POST", `/api/v9/workspaces/${ws}/ical/reset`, { auth: owner.auth })).body;
-  await identity.setWorkspacePlan({ workspaceId: BigInt(ws), premium: false });
-  t.teardown(() => identity.setWorkspacePlan({ workspaceId: BigInt(ws), premium: true }));
+  await world.setPlan(false);
+  t.teardown(() => world.setPlan(true));
   const res = await sys.api("GET", pathOf(link));
   t.equal(res.status, 403);
   t.equal(res.body, calendarPaidFeature().rawMessage);

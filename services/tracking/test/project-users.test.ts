@@ -2,7 +2,6 @@ import t from "tap";
 import { startTestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
 import { jsonIds } from "../../../lib/ids.js";
-import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { ProjectUserSchema } from "../../../gen/tracking/v1/project_users_pb.js";
 import { eventObject, expectRefusals, trackingWorld } from "./tracking-support.js";
 import { invalidProject, invalidUser, invalidValue, premiumNeeded, projectUserChangeMissing, projectUserNotFound, projectUserTaken } from "../errors.js";
@@ -15,10 +14,9 @@ const alice = await world.join("alice");
 const bob = await world.join("bob");
 const stranger = await sys.signup("stranger");
 const base = `/api/v9/workspaces/${owner.workspaceId}/project_users`;
-const identity = sys.directory.client("accounts", IdentityService);
 
 async function setPremium(premium: boolean) {
-  await identity.setWorkspacePlan({ workspaceId: BigInt(owner.workspaceId), premium });
+  await world.setPlan(premium);
   clock.advance(5_001);
 }
 

@@ -1,5 +1,4 @@
 import t from "tap";
-import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { startTestSystem, type TestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
 import { projectUsers } from "../project-users/store.js";
@@ -21,7 +20,7 @@ const stranger: TrackUser = await sys.signup("stranger");
 const base = `/api/v9/workspaces/${owner.workspaceId}/projects`;
 
 async function setPremium(premium: boolean) {
-  await sys.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(owner.workspaceId), premium });
+  await w.setPlan(premium);
   clock.advance(5_001);
 }
 

@@ -1,6 +1,5 @@
 import t from "tap";
 import { fromBinary } from "@bufbuild/protobuf";
-import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { WorkspaceSchema } from "../../../gen/accounts/v1/workspaces_pb.js";
 import { WorkspaceUserSchema } from "../../../gen/accounts/v1/organizations_pb.js";
 import { EventSchema } from "../../../gen/events/v1/event_pb.js";
@@ -25,7 +24,7 @@ const worker = await w.join("worker");
 const stranger: TrackUser = await sys.signup("stranger");
 const ws = `/api/v9/workspaces/${owner.workspaceId}`;
 
-await sys.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(owner.workspaceId), premium: true });
+await w.setPlan(true);
 clock.advance(5_001);
 
 type Listed = { id: number; user_id: number; rate: number | null; labour_cost: number | null; rate_last_updated: string | null };

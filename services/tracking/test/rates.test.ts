@@ -1,5 +1,4 @@
 import t from "tap";
-import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { startTestSystem, type TestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
 import { idBinding, jsonIds } from "../../../lib/ids.js";
@@ -22,7 +21,7 @@ const member = await w.join("member");
 const stranger: TrackUser = await sys.signup("stranger");
 const ws = `/api/v9/workspaces/${owner.workspaceId}`;
 
-await sys.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(owner.workspaceId), premium: true });
+await w.setPlan(true);
 clock.advance(5_001);
 
 const p = await w.project("Priced", { is_private: false });

@@ -1,7 +1,6 @@
 import t, { type Test } from "tap";
 import { startTestSystem } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
-import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { trackingWorld } from "./tracking-support.js";
 import { timeEntryLocked } from "../errors.js";
 
@@ -16,7 +15,7 @@ const world = await trackingWorld(t, sys, clock);
 const { owner } = world;
 const member = await world.join("member");
 const ws = owner.workspaceId;
-await sys.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(ws), premium: true });
+await world.setPlan(true);
 clock.advance(5_001);
 const entries = `/api/v9/workspaces/${ws}/time_entries`;
 const LOCK = new Date("2026-03-01T00:00:00Z");

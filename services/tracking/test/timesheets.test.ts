@@ -1,7 +1,6 @@
 import t from "tap";
 import { startTestSystem, type TrackUser } from "../../../test/support/harness.js";
 import { ManualClock } from "../../../lib/clock.js";
-import { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import { trackingWorld } from "./tracking-support.js";
 import {
   timesheetApproverIsMember, timesheetApproverNotAdmin, timesheetCommentNotRejection, timesheetDenied, timesheetEndDatePeriodicity, timesheetInvalidDate,
@@ -19,7 +18,7 @@ const member = await world.join("member");
 const other = await world.join("other");
 const stranger = await sys.signup("stranger");
 const ws = owner.workspaceId;
-await sys.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(ws), premium: true });
+await world.setPlan(true);
 clock.advance(5_001);
 const setups = `/api/v9/workspaces/${ws}/timesheet_setups`;
 const sheets = `/api/v9/workspaces/${ws}/timesheets`;
