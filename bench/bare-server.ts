@@ -2,6 +2,9 @@ import "../lib/runtime.js";
 import Fastify from "fastify";
 import { loadConfig } from "../lib/config.js";
 import { connectDatabase } from "../lib/db.js";
+import type { ContactInfoData } from "../services/hiring/candidates/rules.js";
+import type { TestSummary } from "../services/hiring/candidates/scoring.js";
+import type { CandidateListRow } from "../services/hiring/candidates/store.js";
 import { HiringStore } from "../services/hiring/store.js";
 import { benchListQuery } from "./support.js";
 
@@ -11,6 +14,11 @@ import { benchListQuery } from "./support.js";
  * bench's direct rows do) and writes the stored rows as JSON; no gateway, no RPC, no API key,
  * no message building (its JSON columns stay strings). Started by bench/hiring.ts with the
  * system's environment, BARE_PORT and BARE_WORKSPACE.
+ *
+ * A second route, `/answer`, writes the API's answer from the same rows: the stored JSON columns
+ * parsed and the candidates written in the API's shape and field order, by plain code (none of the
+ * gateway's or the service's). Its `data` and `total` are the gateway's (the bench checks), so the
+ * gateway's ratio to it is what the gateway and the RPC cost beyond the answer itself.
  */
 
 const config = loadConfig(process.env);
@@ -18,12 +26,56 @@ const workspaceId = process.env.BARE_WORKSPACE!;
 const db = await connectDatabase(config, "hiring");
 const store = new HiringStore(db);
 const app = Fastify();
+
+async function page(query: Record<string, string | undefined>) {
+  const q = benchListQuery(query);
+  const after = q.afterId === undefined ? undefined : await store.listPosition(workspaceId, q.afterId);
+  return store.listCandidates(workspaceId, q, after);
+}
+
 app.get("/candidates", async (req, reply) => {
-  const query = benchListQuery(req.query as Record<string, string | undefined>);
-  const after = query.afterId === undefined ? undefined : await store.listPosition(workspaceId, query.afterId);
-  const page = await store.listCandidates(workspaceId, query, after);
-  return reply.type("application/json").send(JSON.stringify({ data: page.rows, links: { next: null }, total: page.total }));
+  const { rows, total } = await page(req.query as Record<string, string | undefined>);
+  return reply.type("application/json").send(JSON.stringify({ data: rows, links: { next: null }, total }));
 });
+
+/** The hiring API's timestamp: ISO 8601 without a zone, milliseconds only when there are some. */
+function time(ms: number | null): string | null {
+  if (ms === null) return null;
+  const iso = new Date(ms).toISOString();
+  return iso.slice(0, ms % 1000 === 0 ? 19 : 23);
+}
+
+function answerItem(row: CandidateListRow) {
+  const c = row.contact_info ? (JSON.parse(row.contact_info) as ContactInfoData) : null;
+  const tests = JSON.parse(row.test_summaries) as TestSummary[];
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    profile_url: row.profile_url,
+    contact_info: c && { full_name: c.full_name, contact_email: c.contact_email, network: c.network, phone: c.phone, city: c.city, country: c.country },
+    points: row.points,
+    score: row.score,
+    rating: row.rating,
+    hire_state: row.hire_state,
+    category_id: row.category_id ?? null,
+    job_opening_id: row.job_opening_id,
+    utm_source: row.utm_source,
+    utm_medium: row.utm_medium,
+    utm_campaign: row.utm_campaign,
+    referrer_url: row.referrer_url,
+    ip_address: row.ip_address,
+    tests: tests.map((t) => ({ type: t.type, started_at: time(t.started_at), finished_at: time(t.finished_at), points: t.points, score: t.score ?? null })),
+  };
+}
+
+app.get("/answer", async (req, reply) => {
+  const query = req.query as Record<string, string | undefined>;
+  const { rows, total, more } = await page(query);
+  const next = more ? `/api/v2/candidates?${new URLSearchParams({ ...query, after_id: rows[rows.length - 1].id } as Record<string, string>)}` : null;
+  return reply.type("application/json").send(JSON.stringify({ data: rows.map(answerItem), links: { next }, total }));
+});
+
 await app.listen({ host: "127.0.0.1", port: Number(process.env.BARE_PORT) });
 const stop = () => void app.close().then(() => db.destroy()).finally(() => process.exit(0));
 process.on("SIGTERM", stop);

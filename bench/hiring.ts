@@ -16,11 +16,13 @@ import { candidateRow } from "../services/hiring/candidates/rules.js";
  * own MySQL databases and NATS stream when MYSQL_URL/NATS_URL are set), loads a synthetic
  * dataset directly through the hiring store (the import's own row building, without the
  * import's 200,000 `test.finished` events, which would only measure the relay), then measures
- * four queries four ways, each at a fixed concurrency for a fixed number of requests (or
+ * four queries five ways, each at a fixed concurrency for a fixed number of requests (or
  * seconds, whichever ends first), after a warm-up and in rounds the ways take in turn (bench/measure.ts
  * `compare`): through the gateway over HTTP; through a bare Fastify server
  * that runs the same store queries and writes the rows as JSON (bench/bare-server.ts: what any
- * HTTP server in Node.js costs on top of the queries); the same queries issued by knex in this
+ * HTTP server in Node.js costs on top of the queries); the same bare server writing the API's
+ * answer from those rows (its JSON columns parsed, the API's shape; checked equal to the gateway's
+ * before the rows run, and not the target's reference); the same queries issued by knex in this
  * process (the floor: what the service asks the database); and those again with the filtered
  * total counted each time (as for the first page of a filter). Besides throughput and latency
  * it prints the CPU time per request of the server's process and of this one (from /proc).
@@ -122,6 +124,8 @@ async function main(): Promise<void> {
       const check = await get(agent, ports.gateway, `/api/v2/candidates${query}`, ws.apiKey);
       const body = JSON.parse(check.body) as { data: unknown[]; total: number };
       if (check.status !== 200 || body.data.length === 0) throw new Error(`${query}: ${check.status} ${check.body.slice(0, 200)}`);
+      const answered = JSON.parse((await httpGet(agent, ports.bare, `/answer${query}`, {})).body) as typeof body;
+      if (JSON.stringify([answered.data, answered.total]) !== JSON.stringify([body.data, body.total])) throw new Error(`${query}: the bare server's /answer differs from the gateway's answer`);
       // A failure counts as an error of its row; the first few are shown, to say what failed.
       let shown = 0;
       const ok = async (answer: Promise<{ status: number; body: string }>) => {
@@ -132,6 +136,7 @@ async function main(): Promise<void> {
       const paths: ComparedPath[] = [
         { path: "gateway (HTTP)", request: () => ok(get(agent, ports.gateway, `/api/v2/candidates${query}`, ws.apiKey)), serverPid: system.pid },
         { path: "bare server (HTTP)", request: () => ok(get(agent, ports.bare, `/candidates${query}`, ws.apiKey)), serverPid: bare.pid },
+        { path: "bare server, the API's answer (HTTP)", request: () => ok(httpGet(agent, ports.bare, `/answer${query}`, {})), serverPid: bare.pid },
         { path: "direct (knex)", request: () => direct(s.query) },
         { path: "direct, total counted (knex)", request: () => direct(s.query, new HiringStore(db!)) },
       ];
@@ -158,11 +163,12 @@ async function main(): Promise<void> {
       out.push(`deep page cost / first page cost (gateway, by throughput): ${(firstGw.rps / deepGw.rps).toFixed(2)} (target <= 1.5); by p50: ${(deepGw.p50 / firstGw.p50).toFixed(2)}`);
     }
     for (const s of scenarios) {
-      const [gw, bareServer, floor] = [find(s.name, "gateway"), find(s.name, "bare"), find(s.name, "direct")];
-      if (gw && bareServer && floor) {
+      const [gw, bareServer, answer, floor] = [find(s.name, "gateway"), find(s.name, "bare server (HTTP)"), find(s.name, "bare server, the API's answer"), find(s.name, "direct")];
+      if (gw && bareServer && answer && floor) {
         const pct = (m: Measurement) => `${((m.rps / floor.rps) * 100).toFixed(0)}%`;
         out.push(`throughput / direct, ${s.name}: gateway ${pct(gw)} (target >= 60%), bare server ${pct(bareServer)}`);
         out.push(gatewayShare(s.name, gw, bareServer, 80));
+        out.push(gatewayShare(s.name, gw, answer, undefined, "bare server writing the API's answer"));
       }
     }
     process.stdout.write(`${out.join("\n")}\n`);

@@ -28,12 +28,14 @@ export interface Measurement {
 
 /**
  * The gateway's share of the bare server's throughput (and of its CPU per request, when both were
- * read), beside the target: the line the hiring and tracking benches print for each row.
+ * read), beside the target when there is one: the line the hiring and tracking benches print for
+ * each row. `bareName` names the other side when it is not the plain bare server.
  */
-export function gatewayShare(row: string, gateway: Measurement, bare: Measurement, targetPct: number): string {
+export function gatewayShare(row: string, gateway: Measurement, bare: Measurement, targetPct?: number, bareName = "bare server"): string {
   // On a shared machine throughput follows the neighbours' load; CPU per request does not.
   const byCpu = gateway.serverCpu && bare.serverCpu ? `; by server CPU per request ${((bare.serverCpu / gateway.serverCpu) * 100).toFixed(0)}%` : "";
-  return `gateway / bare server, ${row}: by throughput ${((gateway.rps / bare.rps) * 100).toFixed(0)}%${byCpu} (target >= ${targetPct}%)`;
+  const target = targetPct === undefined ? "" : ` (target >= ${targetPct}%)`;
+  return `gateway / ${bareName}, ${row}: by throughput ${((gateway.rps / bare.rps) * 100).toFixed(0)}%${byCpu}${target}`;
 }
 
 export interface LoadOptions {
