@@ -2,7 +2,6 @@ import "../lib/runtime.js";
 import Fastify from "fastify";
 import { loadConfig } from "../lib/config.js";
 import { connectDatabase } from "../lib/db.js";
-import type { ContactInfoData } from "../services/hiring/candidates/rules.js";
 import type { TestSummary } from "../services/hiring/candidates/scoring.js";
 import type { CandidateListRow } from "../services/hiring/candidates/store.js";
 import { HiringStore } from "../services/hiring/store.js";
@@ -15,9 +14,9 @@ import { benchListQuery } from "./support.js";
  * no message building (its JSON columns stay strings). Started by bench/hiring.ts with the
  * system's environment, BARE_PORT and BARE_WORKSPACE.
  *
- * A second route, `/answer`, writes the API's answer from the same rows: the stored JSON columns
- * parsed and the candidates written in the API's shape and field order, by plain code (none of the
- * gateway's or the service's). Its `data` and `total` are the gateway's (the bench checks), so the
+ * A second route, `/answer`, writes the API's answer from the same rows by plain code (none of the
+ * gateway's or the service's): the stored JSON columns parsed, the tests' times written as the API
+ * writes them. Its `data` and `total` are the gateway's (the bench checks), so the
  * gateway's ratio to it is what the gateway and the RPC cost beyond the answer itself.
  */
 
@@ -45,26 +44,15 @@ function time(ms: number | null): string | null {
   return iso.slice(0, ms % 1000 === 0 ? 19 : 23);
 }
 
-function answerItem(row: CandidateListRow) {
-  const c = row.contact_info ? (JSON.parse(row.contact_info) as ContactInfoData) : null;
-  const tests = JSON.parse(row.test_summaries) as TestSummary[];
+/**
+ * A list item as the API answers it. The list's columns come in the API's field order, and the stored
+ * contact info is already the API's object; only the tests' times are written differently.
+ */
+function answerItem({ test_summaries, ...row }: CandidateListRow) {
+  const tests = JSON.parse(test_summaries) as TestSummary[];
   return {
-    id: row.id,
-    name: row.name,
-    email: row.email,
-    profile_url: row.profile_url,
-    contact_info: c && { full_name: c.full_name, contact_email: c.contact_email, network: c.network, phone: c.phone, city: c.city, country: c.country },
-    points: row.points,
-    score: row.score,
-    rating: row.rating,
-    hire_state: row.hire_state,
-    category_id: row.category_id ?? null,
-    job_opening_id: row.job_opening_id,
-    utm_source: row.utm_source,
-    utm_medium: row.utm_medium,
-    utm_campaign: row.utm_campaign,
-    referrer_url: row.referrer_url,
-    ip_address: row.ip_address,
+    ...row,
+    contact_info: row.contact_info ? (JSON.parse(row.contact_info) as unknown) : null,
     tests: tests.map((t) => ({ type: t.type, started_at: time(t.started_at), finished_at: time(t.finished_at), points: t.points, score: t.score ?? null })),
   };
 }

@@ -21,7 +21,7 @@ import { candidateRow } from "../services/hiring/candidates/rules.js";
  * `compare`): through the gateway over HTTP; through a bare Fastify server
  * that runs the same store queries and writes the rows as JSON (bench/bare-server.ts: what any
  * HTTP server in Node.js costs on top of the queries); the same bare server writing the API's
- * answer from those rows (its JSON columns parsed, the API's shape; checked equal to the gateway's
+ * answer from those rows (its JSON columns parsed, the tests' times as the API writes them; checked equal to the gateway's
  * before the rows run, and not the target's reference); the same queries issued by knex in this
  * process (the floor: what the service asks the database); and those again with the filtered
  * total counted each time (as for the first page of a filter). Besides throughput and latency
@@ -124,8 +124,11 @@ async function main(): Promise<void> {
       const check = await get(agent, ports.gateway, `/api/v2/candidates${query}`, ws.apiKey);
       const body = JSON.parse(check.body) as { data: unknown[]; total: number };
       if (check.status !== 200 || body.data.length === 0) throw new Error(`${query}: ${check.status} ${check.body.slice(0, 200)}`);
-      const answered = JSON.parse((await httpGet(agent, ports.bare, `/answer${query}`, {})).body) as typeof body;
-      if (JSON.stringify([answered.data, answered.total]) !== JSON.stringify([body.data, body.total])) throw new Error(`${query}: the bare server's /answer differs from the gateway's answer`);
+      const bareAnswer = await httpGet(agent, ports.bare, `/answer${query}`, {});
+      const answered = JSON.parse(bareAnswer.body) as typeof body;
+      if (JSON.stringify([answered.data, answered.total]) !== JSON.stringify([body.data, body.total])) {
+        throw new Error(`${query}: the bare server's /answer (${bareAnswer.status}) differs from the gateway's answer`);
+      }
       // A failure counts as an error of its row; the first few are shown, to say what failed.
       let shown = 0;
       const ok = async (answer: Promise<{ status: number; body: string }>) => {

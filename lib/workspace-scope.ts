@@ -27,6 +27,9 @@ export interface WorkspaceScope {
 /** The workspace scope the call's declaration resolved (RPCs declared SCOPE_WORKSPACE). */
 export const workspaceScope = (ctx: HandlerContext) => scopeOf<WorkspaceScope>(ctx);
 
+/** How long a workspace gate remembers an answer unless told otherwise. */
+export const WORKSPACE_ACCESS_TTL_MS = 5_000;
+
 /**
  * WorkspaceGate answers "may this caller act in this workspace?" for every workspace-scoped
  * handler, by asking the accounts service, and remembers each answer for `ttlMs` of the
@@ -39,7 +42,7 @@ export class WorkspaceGate {
   constructor(
     directory: Directory,
     private readonly clock: Clock,
-    private readonly ttlMs = 5_000,
+    private readonly ttlMs = WORKSPACE_ACCESS_TTL_MS,
   ) {
     this.client = directory.peerClient("accounts", IdentityService);
   }

@@ -32,7 +32,6 @@ const world = await trackingWorld(t, sys, clock);
 const { owner, tracking, call } = world;
 const wid = owner.workspaceId;
 await world.setPlan(true);
-clock.advance(5_001);
 const member = await world.join("member");
 const stranger = await sys.signup("stranger");
 const service = sys.services.get("tracking") as TrackingService;

@@ -315,7 +315,6 @@ t.test("exports: a refused body is the family's JSON error, before any byte", as
 
 t.test("premium: the insights of the Insights API and profitability need it; the billable filter too", async (t) => {
   await world.setPlan(false);
-  clock.advance(5_001);
   const needed = reportFeatureNeeded().rawMessage;
   await refused(t, `${reports}/profitability/projects`, { ...WEEK, currency: "EUR" }, 402, needed);
   await refused(t, `${insights}/data_trends/projects`, WEEK, 402, needed);
@@ -325,7 +324,6 @@ t.test("premium: the insights of the Insights API and profitability need it; the
   t.equal((await post(t, `${reports}/comparative`, WEEK)).graph.data.length, 7, "the comparative report itself is free");
   t.equal((await post(t, `${reports}/data_trends/clients`, { ...WEEK, currency: "EUR" })).currency, "EUR", "so are the data trends");
   await world.setPlan(true);
-  clock.advance(5_001);
 });
 
 t.test("a stranger is refused with the reference's 403", async (t) => {

@@ -15,11 +15,6 @@ const bob = await world.join("bob");
 const stranger = await sys.signup("stranger");
 const base = `/api/v9/workspaces/${owner.workspaceId}/project_users`;
 
-async function setPremium(premium: boolean) {
-  await world.setPlan(premium);
-  clock.advance(5_001);
-}
-
 async function addProjectUser(body: Record<string, unknown>, user: TrackUser = owner) {
   const res = await sys.api("POST", base, { auth: user.auth, body });
   if (res.status !== 200) throw new Error(`create project user: ${res.status} ${res.text}`);
@@ -78,8 +73,8 @@ t.test("rates and labour costs need a premium workspace; rate_change_mode takes 
     t.equal(res.body, message);
   }
   t.same(await list(`?project_ids=${project.id}`), [], "a refused create changes nothing");
-  await setPremium(true);
-  t.teardown(() => setPremium(false));
+  await world.setPlan(true);
+  t.teardown(() => world.setPlan(false));
   const bad = await sys.api("POST", base, { auth: owner.auth, body: { project_id: project.id, user_id: bob.id, rate: 50, rate_change_mode: "yesterday" } });
   t.equal(bad.status, 400);
   t.equal(bad.body, "rate_change_mode must be one of start-today, override-current, override-all");
@@ -200,8 +195,8 @@ t.test("plain members list, but only admins and the project's managers change pr
 });
 
 t.test("private projects' users are listed to their members and admins only; rates may be kept to admins", async (t) => {
-  await setPremium(true);
-  t.teardown(() => setPremium(false));
+  await world.setPlan(true);
+  t.teardown(() => world.setPlan(false));
   const secret = await world.project("Secret", { is_private: true });
   const pu = await addProjectUser({ project_id: secret.id, user_id: alice.id, rate: 99, labour_cost: 40 });
   t.same(await list(`?project_ids=${secret.id}`, bob), [], "bob is no member of the private project");
@@ -239,8 +234,8 @@ t.test("PATCH changes each listed project user on its own", async (t) => {
   t.equal(res.status, 200, res.text);
   t.same(res.body, { failure: [{ id: 999999, message: projectUserNotFound().rawMessage }], success: [a.id, b.id] });
   t.ok((await list(`?project_ids=${project.id}`)).every((p: { manager: boolean }) => p.manager));
-  await setPremium(true);
-  t.teardown(() => setPremium(false));
+  await world.setPlan(true);
+  t.teardown(() => world.setPlan(false));
   const rates = await sys.api("PATCH", `${base}/${a.id}`, { auth: owner.auth, body: [{ op: "replace", path: "/rate", value: 12.5 }, { op: "replace", path: "/labour_cost", value: 7 }] });
   t.same(rates.body, { failure: [], success: [a.id] });
   t.match((await list(`?project_ids=${project.id}`))[0], { id: a.id, rate: 12.5, labour_cost: 7 });

@@ -19,11 +19,6 @@ const member = await w.join("member");
 const stranger: TrackUser = await sys.signup("stranger");
 const base = `/api/v9/workspaces/${owner.workspaceId}/projects`;
 
-async function setPremium(premium: boolean) {
-  await w.setPlan(premium);
-  clock.advance(5_001);
-}
-
 const alpha = await w.project("Alpha");
 const beta = await w.project("Beta", { template: true });
 const secret = await w.project("Secret", { is_private: true, template: true });
@@ -128,8 +123,8 @@ t.test("pin: one pin in a free workspace, a hundred in a paid one; pinned shows 
   t.equal((await sys.api("GET", `${base}/${alpha.id}`, { auth: member.auth })).body.pinned, false);
   t.equal((await pin(alpha.id, false)).status, 200, "unpinning what is not pinned is no error");
 
-  await setPremium(true);
-  t.teardown(() => setPremium(false));
+  await w.setPlan(true);
+  t.teardown(() => w.setPlan(false));
   t.equal((await pin(alpha.id, true)).status, 200);
   t.equal((await pin(beta.id, true)).status, 200);
   const many = [];

@@ -25,7 +25,6 @@ const stranger: TrackUser = await sys.signup("stranger");
 const ws = `/api/v9/workspaces/${owner.workspaceId}`;
 
 await w.setPlan(true);
-clock.advance(5_001);
 
 type Listed = { id: number; user_id: number; rate: number | null; labour_cost: number | null; rate_last_updated: string | null };
 const workspaceUsers = async (): Promise<Listed[]> => (await sys.api("GET", `${ws}/workspace_users`, { auth: owner.auth })).body;

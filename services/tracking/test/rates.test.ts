@@ -22,7 +22,6 @@ const stranger: TrackUser = await sys.signup("stranger");
 const ws = `/api/v9/workspaces/${owner.workspaceId}`;
 
 await w.setPlan(true);
-clock.advance(5_001);
 
 const p = await w.project("Priced", { is_private: false });
 const secret = await w.project("Hidden", { is_private: true });

@@ -23,7 +23,6 @@ const world = await trackingWorld(t, source, clock);
 const { owner } = world;
 const wid = owner.workspaceId;
 await world.setPlan(true);
-clock.advance(5_001);
 const member = await world.join("member");
 
 async function call(sys: TestSystem, user: TrackUser, method: string, path: string, body?: unknown) {

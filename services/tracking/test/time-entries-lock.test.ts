@@ -16,7 +16,6 @@ const { owner } = world;
 const member = await world.join("member");
 const ws = owner.workspaceId;
 await world.setPlan(true);
-clock.advance(5_001);
 const entries = `/api/v9/workspaces/${ws}/time_entries`;
 const LOCK = new Date("2026-03-01T00:00:00Z");
 const locked = timeEntryLocked(LOCK).rawMessage;

@@ -19,7 +19,6 @@ const other = await world.join("other");
 const stranger = await sys.signup("stranger");
 const ws = owner.workspaceId;
 await world.setPlan(true);
-clock.advance(5_001);
 const setups = `/api/v9/workspaces/${ws}/timesheet_setups`;
 const sheets = `/api/v9/workspaces/${ws}/timesheets`;
 

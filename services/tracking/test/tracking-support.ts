@@ -7,6 +7,7 @@ import { EventSchema, type Event } from "../../../gen/events/v1/event_pb.js";
 import { connectDatabase, type Knex } from "../../../lib/db.js";
 import { jsonIds } from "../../../lib/ids.js";
 import type { ManualClock } from "../../../lib/clock.js";
+import { WORKSPACE_ACCESS_TTL_MS } from "../../../lib/workspace-scope.js";
 import type { Credentials, TestContext, TestSystem, TrackUser } from "../../../test/support/harness.js";
 import { accountsDb, addMember, ownOrganization } from "../../accounts/test/organization-support.js";
 import { projects, type ProjectRow } from "../projects/store.js";
@@ -33,7 +34,7 @@ export interface TrackingWorld {
   project(name: string, values?: Partial<ProjectRow>): Promise<ProjectRow>;
   /** A request as `user` (the owner unless given) that must be answered 200: its parsed body. */
   call(method: string, path: string, body?: unknown, user?: TrackUser): Promise<any>;
-  /** Puts the owner's workspace on the paid plan (premium: true) or the free one, as the accounts service keeps it. */
+  /** Puts the owner's workspace on the paid plan (premium: true) or the free one, as the accounts service keeps it, and lets the tracking service's remembered access lapse. */
   setPlan(premium: boolean): Promise<void>;
 }
 
@@ -59,7 +60,7 @@ export async function trackingWorld(t: TestContext, sys: TestSystem, clock: Manu
     },
     async setWorkspace(columns) {
       await accounts("workspaces").where({ id: owner.workspaceId }).update(columns);
-      clock.advance(5_001);
+      clock.advance(WORKSPACE_ACCESS_TTL_MS + 1);
     },
     async project(name, values = {}) {
       const now = clock.now();
@@ -79,6 +80,7 @@ export async function trackingWorld(t: TestContext, sys: TestSystem, clock: Manu
     },
     async setPlan(premium) {
       await sys.directory.client("accounts", IdentityService).setWorkspacePlan({ workspaceId: BigInt(owner.workspaceId), premium });
+      clock.advance(WORKSPACE_ACCESS_TTL_MS + 1);
     },
     async events(entity) {
       const rows: { data: Buffer }[] = await tracking("outbox").orderBy("seq").select("data");
