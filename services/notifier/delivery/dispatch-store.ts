@@ -1,9 +1,13 @@
-import type { Knex } from "../../../lib/db.js";
+import { isMysql, type Knex } from "../../../lib/db.js";
 import type { SecretBox } from "../../../lib/secret-box.js";
 import { MAX_ERROR_LENGTH, notificationRow, type NotificationRow } from "../notifications/store.js";
 import type { Family } from "../subscriptions/store.js";
 import { insertChunks } from "./chunks.js";
+import { chunks } from "../../../lib/chunks.js";
 import { idBinding, readId } from "../../../lib/ids.js";
+
+/** Subscriptions' queues read by one statement (SQLite allows 500 parts to a compound select). */
+const QUEUES_PER_READ = 100;
 
 /** Opened secrets a replica keeps (one per subscription it delivers). */
 const OPENED_SECRETS = 10_000;
@@ -131,28 +135,37 @@ export class DispatchStore {
   /**
    * The next pending notifications of each of the subscriptions (at most `limit` each), in
    * order, after the seq given for each (what its worker attempted already: a record may still be
-   * on its way), with the subscription's current URL and secret: one query for many workers. The
-   * events' payload templates are not in it (see `templates`).
+   * on its way), with the subscription's current URL and secret: one statement for many workers,
+   * each subscription's part a range of the (state, subscription_id, seq) index that stops after
+   * `limit` rows, however long the queue behind them. The events' payload templates are not in
+   * it (see `templates`).
    */
   async pendingBatches(after: Map<bigint, bigint>, limit: number): Promise<Map<bigint, Omit<Deliverable, "template">[]>> {
     const out = new Map<bigint, Omit<Deliverable, "template">[]>([...after.keys()].map((id) => [id, []]));
-    if (after.size === 0) return out;
-    const fromStart = [...after].filter(([, seq]) => seq <= 0n).map(([id]) => id);
-    const ranked = this.db("notifications as n")
-      .join("subscriptions as s", "s.id", "n.subscription_id")
-      .where("n.state", "pending")
-      .where((q) => {
-        if (fromStart.length) q.orWhereIn("n.subscription_id", fromStart.map(idBinding));
-        for (const [id, seq] of after) if (seq > 0n) q.orWhere((x) => x.where({ "n.subscription_id": id }).where("n.seq", ">", idBinding(seq)));
-      })
-      .select("n.*", "s.family", "s.url", "s.secret_sealed", "s.enabled", this.db.raw("row_number() over (partition by n.subscription_id order by n.seq) as rn"));
-    const rows: Record<string, unknown>[] = await this.db.select("*").from(ranked.as("x")).where("rn", "<=", limit).orderBy("seq");
-    for (const r of rows) {
-      const secret = this.open(String(r.secret_sealed));
-      const notification = notificationRow(r);
-      out.get(notification.subscription_id)!.push({ ...notification, family: r.family as Family, url: String(r.url), secret, enabled: Boolean(r.enabled) });
+    for (const slice of chunks([...after], QUEUES_PER_READ)) {
+      const parts = slice.map(([id, seq]) => this.queueHead(id, seq, limit));
+      // MySQL reads parenthesized parts as they are (derived tables it would materialize one by
+      // one); SQLite takes no parentheses in a compound select, and flattens derived tables.
+      const union = isMysql(this.db) ? parts : parts.map((part, i) => this.db.select("*").from(part.as(`q${i}`)));
+      const rows: Record<string, unknown>[] = await this.db.queryBuilder().unionAll(union, isMysql(this.db));
+      for (const r of rows) {
+        const notification = notificationRow(r);
+        const deliverable = { ...notification, family: r.family as Family, url: String(r.url), secret: this.open(String(r.secret_sealed)), enabled: Boolean(r.enabled) };
+        out.get(notification.subscription_id)!.push(deliverable);
+      }
     }
+    // A union keeps no order across its parts, nor need a derived table its own.
+    for (const list of out.values()) list.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
     return out;
+  }
+
+  /** The first `limit` pending notifications of one subscription after `afterSeq`, with the subscription's delivery fields. */
+  private queueHead(subscriptionId: bigint, afterSeq: bigint, limit: number): Knex.QueryBuilder {
+    const q = this.db("notifications as n")
+      .join("subscriptions as s", "s.id", "n.subscription_id")
+      .where({ "n.state": "pending", "n.subscription_id": idBinding(subscriptionId) });
+    if (afterSeq > 0n) q.where("n.seq", ">", idBinding(afterSeq));
+    return q.orderBy("n.seq").limit(limit).select("n.*", "s.family", "s.url", "s.secret_sealed", "s.enabled");
   }
 
   /** The payload templates of the events (they never change once written). */

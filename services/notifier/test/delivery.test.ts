@@ -163,6 +163,34 @@ t.test("a held dispatcher queues without sending; a worker reads its queue after
   }
 });
 
+t.test("one read serves more subscriptions than one statement takes, each at most `limit` from its own place", async (t) => {
+  const clock = new ManualClock(new Date("2025-01-01T00:00:00Z"));
+  const n = await setup(t, clock);
+  const receiver = await startReceiver(t, () => 200);
+  await n.notifier.dispatcher.stop();
+  // 101 subscriptions: past the 100 queues one statement reads.
+  const subs: bigint[] = [];
+  for (let i = 0; i < 101; i++) subs.push(BigInt(await subscribe(n, "w1", receiver.url())));
+  const ids: string[] = [];
+  for (let i = 0; i < 4; i++) ids.push(await publishEvent(n.bus, { workspaceId: "w1", objectId: `o${i}` }));
+  const store = n.notifier.stores.dispatch;
+  const last = subs[subs.length - 1];
+  await eventually(async () => (await store.pendingBatches(new Map([[last, 0n]]), 10)).get(last)!.length === 4, 15_000, "four queued for the last");
+  const heads = await store.pendingBatches(new Map(subs.map((id) => [id, 0n])), 3);
+  t.same([...heads.keys()], subs, "a list for every subscription asked about");
+  t.ok(
+    subs.every((id) => heads.get(id)!.every((r) => r.subscription_id === id)),
+    "each list holds its own subscription's notifications",
+  );
+  t.ok(
+    subs.every((id) => heads.get(id)!.map((r) => r.event_id).join() === ids.slice(0, 3).join()),
+    "each list the first three of four, in order",
+  );
+  const second = (await store.pendingBatches(new Map([[subs[0], heads.get(subs[0])![1].seq], [last, 0n]]), 3));
+  t.same(second.get(subs[0])!.map((r) => r.event_id), ids.slice(2), "after the second one's seq: the rest of that queue");
+  t.same(second.get(last)!.map((r) => r.event_id), ids.slice(0, 3), "the other from its head, in the same read");
+});
+
 t.test("a receiver that is down for two hours loses nothing, and order holds", async (t) => {
   const clock = new ManualClock(new Date("2025-01-01T00:00:00Z"));
   const n = await setup(t, clock);
