@@ -62,7 +62,7 @@ export function benchListQuery(params: Record<string, string | undefined>): Cand
  * `npm run bench:gc -- <dir>` sums up. `ipc`: with a message channel to the process.
  */
 export async function startProcess(entry: string, env: NodeJS.ProcessEnv, readyUrl: string, options: { ipc?: boolean; gcTraceDir?: string } = {}): Promise<ChildProcess> {
-  const profile = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+  const profile = profileArgs();
   const traceDir = options.gcTraceDir ?? process.env.BENCH_GC_TRACE;
   const gcTrace = traceDir ? ["--trace-gc-nvp"] : [];
   // The trace is the process's standard output, which is otherwise not read.
@@ -81,6 +81,9 @@ export async function startProcess(entry: string, env: NodeJS.ProcessEnv, readyU
   child.kill("SIGKILL");
   throw new Error(`${entry} did not become ready`);
 }
+
+/** Node's flags that write a CPU profile of the process into BENCH_PROFILE, when it is set. */
+export const profileArgs = (): string[] => (process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []);
 
 /** Stops a process of startProcess: SIGTERM, then SIGKILL after 10 s. */
 export async function stopProcess(child: ChildProcess): Promise<void> {

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { floorLoop, type FloorRequest, type FloorResult } from "./webhooks-floor.js";
 import { readdirSync, readFileSync } from "node:fs";
-import { cpuMs, log, startProcess, stopProcess } from "./support.js";
+import { cpuMs, log, profileArgs, startProcess, stopProcess } from "./support.js";
 import { loadConfig } from "../lib/config.js";
 import { Directory } from "../lib/directory.js";
 import { WebhookAdminService } from "../gen/notifier/v1/webhooks_pb.js";
@@ -44,8 +44,8 @@ import { cleanUp, freePort, testEnv } from "../test/support/harness.js";
  * Environment: BENCH_SUBSCRIPTIONS (100), BENCH_EVENTS (200, the backlog), BENCH_LIVE (50 events,
  * 0 = no live row), BENCH_RATE (events per second of the live row, 12 = 1,200 deliveries per
  * second; 0 = as fast as the API takes them), BENCH_RECEIVERS (4), BENCH_WARMUP (20 events
- * first, checked for loss and order but not timed), BENCH_PROFILE (a directory for a CPU
- * profile of the system).
+ * first, checked for loss and order but not timed), BENCH_PROFILE (a directory for CPU
+ * profiles of the system and of the floor's own process).
  */
 
 const execFileAsync = promisify(execFile);
@@ -334,7 +334,7 @@ async function main(): Promise<void> {
     const file = join(mkdtempSync(join(tmpdir(), "webhooks-floor-")), "requests.json");
     writeFileSync(file, JSON.stringify(lists));
     const receiversCpu = process.cpuUsage();
-    const apart = JSON.parse((await execFileAsync(process.execPath, ["--import", "tsx", "bench/webhooks-floor.ts", file], { cwd: join(import.meta.dirname, ".."), maxBuffer: 64 << 20 })).stdout) as FloorResult;
+    const apart = JSON.parse((await execFileAsync(process.execPath, [...profileArgs(), "--import", "tsx", "bench/webhooks-floor.ts", file], { cwd: join(import.meta.dirname, ".."), maxBuffer: 64 << 20 })).stdout) as FloorResult;
     const apartReceivers = benchCpu(process.cpuUsage(receiversCpu));
     rmSync(dirname(file), { recursive: true, force: true });
     const metrics = await fetch(`http://127.0.0.1:${ports.NOTIFIER_PORT}/metrics`).then((r) => r.text());
