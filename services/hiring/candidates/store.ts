@@ -1,5 +1,5 @@
 import { dbDate, type Knex } from "../../../lib/db.js";
-import { chunks } from "../bulk.js";
+import { chunks } from "../../../lib/chunks.js";
 
 /** A candidate as stored: the export's fields plus what the list's filters and order need. */
 export interface CandidateRow {

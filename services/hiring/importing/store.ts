@@ -1,5 +1,5 @@
 import type { Knex } from "../../../lib/db.js";
-import { chunks } from "../bulk.js";
+import { chunks } from "../../../lib/chunks.js";
 
 /** Which of the ids exist in the workspace's table. */
 export async function existingIds(db: Knex, table: "openings" | "categories" | "tags", workspaceId: string, ids: string[]): Promise<Set<string>> {

@@ -2,7 +2,6 @@ import { isMysql, type Knex } from "../../../lib/db.js";
 import type { SecretBox } from "../../../lib/secret-box.js";
 import { MAX_ERROR_LENGTH, notificationRow, type NotificationRow } from "../notifications/store.js";
 import type { Family } from "../subscriptions/store.js";
-import { insertChunks } from "./chunks.js";
 import { chunks } from "../../../lib/chunks.js";
 import { idBinding, readId } from "../../../lib/ids.js";
 
@@ -49,10 +48,15 @@ export class DispatchStore {
    */
   private readonly opened = new Map<string, string>();
 
+  /** MySQL and SQLite take a read of many queues in different forms (pendingBatches). */
+  private readonly mysql: boolean;
+
   constructor(
     private readonly db: Knex,
     private readonly box: SecretBox,
-  ) {}
+  ) {
+    this.mysql = isMysql(db);
+  }
 
   private open(sealed: string): string {
     let secret = this.opened.get(sealed);
@@ -146,8 +150,8 @@ export class DispatchStore {
       const parts = slice.map(([id, seq]) => this.queueHead(id, seq, limit));
       // MySQL reads parenthesized parts as they are (derived tables it would materialize one by
       // one); SQLite takes no parentheses in a compound select, and flattens derived tables.
-      const union = isMysql(this.db) ? parts : parts.map((part, i) => this.db.select("*").from(part.as(`q${i}`)));
-      const rows: Record<string, unknown>[] = await this.db.queryBuilder().unionAll(union, isMysql(this.db));
+      const union = this.mysql ? parts : parts.map((part, i) => this.db.select("*").from(part.as(`q${i}`)));
+      const rows: Record<string, unknown>[] = await this.db.queryBuilder().unionAll(union, this.mysql);
       for (const r of rows) {
         const notification = notificationRow(r);
         const deliverable = { ...notification, family: r.family as Family, url: String(r.url), secret: this.open(String(r.secret_sealed)), enabled: Boolean(r.enabled) };
@@ -181,7 +185,7 @@ export class DispatchStore {
   async recordResults(results: AttemptResult[]): Promise<void> {
     if (results.length === 0) return;
     await this.db.transaction(async (trx) => {
-      for (const chunk of insertChunks(results)) {
+      for (const chunk of chunks(results)) {
         await trx("delivery_attempts").insert(
           chunk.map((r) => ({
             subscription_id: r.notification.subscription_id,

@@ -1,7 +1,7 @@
 import { Lease } from "../../../lib/background.js";
 import type { Knex } from "../../../lib/db.js";
 import type { NewNotification } from "../notifications/store.js";
-import { insertChunks } from "./chunks.js";
+import { chunks } from "../../../lib/chunks.js";
 
 /** An event's notification body without what differs per subscription (see payloads.ts). */
 export interface EventPayload {
@@ -51,8 +51,8 @@ export class IngestStore {
           await trx("ingest_state").insert({ name: INGEST, position: position.next, holder: null, expires_at_ms: 0 });
         }
       }
-      for (const chunk of insertChunks(payloads)) await trx("event_payloads").insert(chunk).onConflict("event_id").ignore();
-      for (const chunk of insertChunks(rows)) await trx("notifications").insert(chunk).onConflict(["subscription_id", "event_id"]).ignore();
+      for (const chunk of chunks(payloads)) await trx("event_payloads").insert(chunk).onConflict("event_id").ignore();
+      for (const chunk of chunks(rows)) await trx("notifications").insert(chunk).onConflict(["subscription_id", "event_id"]).ignore();
       return true;
     });
   }

@@ -186,7 +186,7 @@ t.test("one read serves more subscriptions than one statement takes, each at mos
     subs.every((id) => heads.get(id)!.map((r) => r.event_id).join() === ids.slice(0, 3).join()),
     "each list the first three of four, in order",
   );
-  const second = (await store.pendingBatches(new Map([[subs[0], heads.get(subs[0])![1].seq], [last, 0n]]), 3));
+  const second = await store.pendingBatches(new Map([[subs[0], heads.get(subs[0])![1].seq], [last, 0n]]), 3);
   t.same(second.get(subs[0])!.map((r) => r.event_id), ids.slice(2), "after the second one's seq: the rest of that queue");
   t.same(second.get(last)!.map((r) => r.event_id), ids.slice(0, 3), "the other from its head, in the same read");
 });
