@@ -93,9 +93,7 @@ export class DispatchStore {
    * is alive. Oldest due first.
    */
   async dueSubscriptions(opts: { nowMs: number; holder: string; share: { index: number; of: number }; limit: number }): Promise<bigint[]> {
-    const heads = this.db("notifications").where({ state: "pending" }).groupBy("subscription_id").select("subscription_id").min({ seq: "seq" });
-    const q = this.db("notifications as n")
-      .join(heads.as("h"), "h.seq", "n.seq")
+    const q = this.queueHeads()
       .join("subscriptions as s", "s.id", "n.subscription_id")
       .where("n.next_attempt_at_ms", "<=", opts.nowMs)
       .where("s.enabled", true)
@@ -105,6 +103,36 @@ export class DispatchStore {
       .select("n.subscription_id");
     const rows: { subscription_id: number | string }[] = await q;
     return rows.map((r) => readId(r.subscription_id));
+  }
+
+  /**
+   * Each queue's oldest pending notification as `n`, read by one probe of the (state,
+   * subscription_id, seq) index per subscription with a queue: the backlog of a receiver that has
+   * been down is not read again on every look for due work. The forms differ by engine. MariaDB
+   * finds the heads by a loose index scan ("Using index for group-by"), which it plans for a range
+   * on `state` but not for `state = 'pending'` (then it reads every pending entry). SQLite has no
+   * loose index scan: a recursive query steps from one subscription with a queue to the next, each
+   * step and each head one search of the index.
+   */
+  private queueHeads(): Knex.QueryBuilder {
+    if (this.mysql) {
+      const heads = this.db("notifications").whereBetween("state", ["pending", "pending"]).groupBy("state", "subscription_id").select("subscription_id").min({ seq: "seq" });
+      return this.db("notifications as n").join(heads.as("h"), "h.seq", "n.seq");
+    }
+    const pending = (alias: string) => this.db(`notifications as ${alias}`).where(`${alias}.state`, "pending");
+    const nextQueue = (after?: string) => {
+      const q = pending("p").orderBy("p.subscription_id").limit(1).select("p.subscription_id");
+      return after ? q.where("p.subscription_id", ">", this.db.ref(after)) : q;
+    };
+    const queued = this.db.queryBuilder().unionAll([
+      this.db.select(nextQueue().as("subscription_id")),
+      this.db("queued as q").whereNotNull("q.subscription_id").select(nextQueue("q.subscription_id").as("subscription_id")),
+    ]);
+    const head = pending("h").where("h.subscription_id", this.db.ref("q.subscription_id")).orderBy("h.seq").limit(1).select("h.seq");
+    return this.db
+      .withRecursive("queued", ["subscription_id"], queued)
+      .from("queued as q")
+      .join("notifications as n", (on) => on.on("n.seq", "=", this.db.raw("(?)", [head])));
   }
 
   /** Claims what no live claim of another replica holds; answers the ids now claimed by `holder`. */

@@ -1,6 +1,10 @@
 import t from "tap";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { chunks } from "../../../lib/chunks.js";
 import { ManualClock } from "../../../lib/clock.js";
+import { connectDatabase, isMysql } from "../../../lib/db.js";
+import { SecretBox } from "../../../lib/secret-box.js";
+import { DispatchStore } from "../delivery/dispatch-store.js";
 import { nextRetryDelayMs } from "../notifications/rules.js";
 import { startReceiver, type TestContext } from "../../../test/support/harness.js";
 import { eventually, publishEvent, seededRandom, startNotifier, type TestNotifier } from "./support.js";
@@ -189,6 +193,50 @@ t.test("one read serves more subscriptions than one statement takes, each at mos
   const second = await store.pendingBatches(new Map([[subs[0], heads.get(subs[0])![1].seq], [last, 0n]]), 3);
   t.same(second.get(subs[0])!.map((r) => r.event_id), ids.slice(2), "after the second one's seq: the rest of that queue");
   t.same(second.get(last)!.map((r) => r.event_id), ids.slice(0, 3), "the other from its head, in the same read");
+});
+
+t.test("due work is each queue's head, found by one probe of the index per queue, not by reading the backlog", async (t) => {
+  const clock = new ManualClock(new Date("2025-01-01T00:00:00Z"));
+  const n = await setup(t, clock);
+  const receiver = await startReceiver(t, () => 200);
+  await n.notifier.dispatcher.stop();
+  const [a, b, c] = [BigInt(await subscribe(n, "w1", receiver.url())), BigInt(await subscribe(n, "w1", receiver.url())), BigInt(await subscribe(n, "w1", receiver.url()))];
+  for (let i = 0; i < 3; i++) await publishEvent(n.bus, { workspaceId: "w1", objectId: `o${i}` });
+  await eventually(async () => (await n.notifier.stores.dispatch.pendingBatches(new Map([[c, 0n]]), 10)).get(c)!.length === 3, 15_000, "three queued for each");
+  // A store of its own on the same database, to see its statements.
+  const db = await connectDatabase(n.config, "notifier");
+  t.teardown(() => db.destroy());
+  const store = new DispatchStore(db, new SecretBox(n.config.encryptionKey));
+  // A backlog behind a's head (a receiver that was down): what a look for due work must not read.
+  const backlog = Array.from({ length: 1_000 }, (_, i) => ({ id: `ntf_backlog_${i}`, subscription_id: String(a), event_id: `evt_backlog_${i}`, state: "pending", attempts: 0, next_attempt_at_ms: 0, created_at: clock.now() }));
+  for (const part of chunks(backlog)) await db("notifications").insert(part);
+  const statements: { sql: string; bindings: unknown[] }[] = [];
+  db.on("query", (q: { sql: string; bindings: unknown[] }) => statements.push(q));
+  const due = async () => (await store.dueSubscriptions({ nowMs: clock.now().getTime(), holder: "rep_test", share: { index: 0, of: 1 }, limit: 10 })).sort((x, y) => (x < y ? -1 : 1));
+  t.same(await due(), [a, b, c], "every subscription with a queue");
+  const [read] = statements;
+  // b's head waits for a retry (its later notifications do not count); c is disabled.
+  const [head] = (await store.pendingBatches(new Map([[b, 0n]]), 1)).get(b)!;
+  await db("notifications").where({ seq: String(head.seq) }).update({ next_attempt_at_ms: clock.now().getTime() + HOUR });
+  await db("subscriptions").where({ id: String(c) }).update({ enabled: false });
+  t.same(await due(), [a], "a queue whose head waits is not due, nor a disabled subscription's");
+  if (isMysql(db)) {
+    // The plan by the table's statistics as they stand, not as InnoDB last sampled them in the background.
+    await db.raw("analyze table notifications");
+    const [plan] = (await db.raw(`explain ${read.sql}`, read.bindings as never[])) as [{ table: string; type: string; Extra: string }[]];
+    t.ok(plan.some((row) => row.Extra.includes("Using index for group-by")), "MariaDB reads the heads by a loose index scan", { plan });
+  } else {
+    const plan = (await db.raw(`explain query plan ${read.sql}`, read.bindings as never[])) as { id: number; parent: number; detail: string }[];
+    const byId = new Map(plan.map((row) => [row.id, row]));
+    const within = (row: { parent: number }, what: string): boolean => {
+      const parent = byId.get(row.parent);
+      return parent !== undefined && (parent.detail.includes(what) || within(parent, what));
+    };
+    // The pending entries searched by state alone are read only for a scalar subquery's first entry (the next queue).
+    const wide = plan.filter((row) => row.detail.startsWith("SEARCH") && row.detail.endsWith("(state=?)"));
+    t.ok(wide.length > 0 && wide.every((row) => within(row, "SCALAR SUBQUERY")), "SQLite takes one entry of the pending ones at a time");
+    t.notOk(plan.some((row) => /^SCAN (n|p|h|notifications)\b/.test(row.detail)), "and scans no notifications");
+  }
 });
 
 t.test("a receiver that is down for two hours loses nothing, and order holds", async (t) => {

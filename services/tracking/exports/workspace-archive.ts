@@ -14,6 +14,7 @@ import { SearchDetailedReportRequestSchema } from "../../../gen/tracking/v1/repo
 import { ListScheduledReportsResponseSchema, ScheduledReportService } from "../../../gen/tracking/v1/saved_reports_pb.js";
 import { ListTagsResponseSchema, TagService } from "../../../gen/tracking/v1/tags_pb.js";
 import { ListWorkspaceTasksResponseSchema, TaskService } from "../../../gen/tracking/v1/tasks_pb.js";
+import { chunks } from "../../../lib/chunks.js";
 import type { Knex } from "../../../lib/db.js";
 import type { Directory } from "../../../lib/directory.js";
 import * as layout from "../portability/layout.js";
@@ -105,8 +106,8 @@ export async function workspaceArchive(deps: WorkspaceArchiveDeps, scope: Tracki
     // Ours: the groups given the projects (the real layout has no file for them).
     const groupClient = directory.client("tracking", ProjectGroupService);
     const groups: JsonValue[] = [];
-    for (let i = 0; i < projectIds.length; i += MAX_LIST_PROJECTS) {
-      const answer = await groupClient.listProjectGroups({ workspaceId, projectIds: projectIds.slice(i, i + MAX_LIST_PROJECTS).join(",") }, as);
+    for (const part of chunks(projectIds, MAX_LIST_PROJECTS)) {
+      const answer = await groupClient.listProjectGroups({ workspaceId, projectIds: part.join(",") }, as);
       groups.push(...(answerBody(ListProjectGroupsResponseSchema, answer, "project_groups") as JsonValue[]));
     }
     add(layout.PROJECT_GROUPS_FILE, groups);

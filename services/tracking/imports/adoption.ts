@@ -2,6 +2,7 @@ import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { WorkspaceUserSchema } from "../../../gen/accounts/v1/organizations_pb.js";
 import type { Event } from "../../../gen/events/v1/event_pb.js";
 import type { BusMessage, Consumer, EventBus } from "../../../lib/bus.js";
+import { chunks } from "../../../lib/chunks.js";
 import type { Clock } from "../../../lib/clock.js";
 import { eventSubject, readEvent } from "../../../lib/events.js";
 import { idBinding, readId } from "../../../lib/ids.js";
@@ -69,8 +70,8 @@ export class ImportAdoptions {
       const running = await trx(timeEntries.table).whereIn("id", ids.map(idBinding)).whereNotNull("running_user_id").select("id");
       const staying = new Set<bigint>(runs ? running.map((r: { id: unknown }) => readId(r.id)) : []);
       const moving = ids.filter((id) => !staying.has(id));
-      for (let i = 0; i < moving.length; i += 500) {
-        const part = moving.slice(i, i + 500).map(idBinding);
+      for (const ids of chunks(moving)) {
+        const part = ids.map(idBinding);
         await trx(timeEntries.table).whereIn("id", part).where("workspace_id", idBinding(workspace)).update({ user_id: userId, at: now });
         await trx(timeEntries.table).whereIn("id", part).whereNotNull("running_user_id").update({ running_user_id: userId });
         await trx(ORIGINS).whereIn("time_entry_id", part).delete();

@@ -1,3 +1,4 @@
+import { chunks } from "../../../lib/chunks.js";
 import type { Knex } from "../../../lib/db.js";
 import { idBinding, jsonIds, readId } from "../../../lib/ids.js";
 import type { WorkspaceScope } from "../../../lib/workspace-scope.js";
@@ -243,7 +244,7 @@ export async function writeEntries(db: Knex, target: ImportTarget, ids: CatalogI
   if (!write) return;
   const trx = db as Knex.Transaction;
   // Many rows per statement (within SQLite's bound variables: 17 columns a row).
-  for (let i = 0; i < plain.length; i += 500) await trx(timeEntries.table).insert(plain.slice(i, i + 500));
+  for (const part of chunks(plain)) await trx(timeEntries.table).insert(part);
   for (const { row, email } of adopted) {
     const { id } = await timeEntries.insert(trx, row);
     await trx(ORIGINS).insert({ time_entry_id: id, workspace_id: workspace, email });

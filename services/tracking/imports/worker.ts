@@ -4,6 +4,7 @@ import type { IdentityService } from "../../../gen/accounts/v1/accounts_pb.js";
 import type { InvitationService } from "../../../gen/accounts/v1/invitations_pb.js";
 import type { GroupService } from "../../../gen/accounts/v1/groups_pb.js";
 import { LeasedWork } from "../../../lib/background.js";
+import { chunks } from "../../../lib/chunks.js";
 import type { Clock } from "../../../lib/clock.js";
 import type { Knex } from "../../../lib/db.js";
 import { HEADER } from "../../../lib/identity.js";
@@ -131,8 +132,7 @@ export class ImportWorker extends LeasedWork {
     const already = await invitedAlready(this.storage.db, job.workspace_id, outside);
     const wanted = outside.filter((e) => !already.has(e));
     const invited: string[] = [];
-    for (let i = 0; i < wanted.length; i += INVITE_BATCH) {
-      const emails = wanted.slice(i, i + INVITE_BATCH);
+    for (const emails of chunks(wanted, INVITE_BATCH)) {
       try {
         await this.peers.invitations.createInvitations(
           { organizationId: scope.organizationId, emails, workspaces: [{ workspaceId: scope.workspaceId, admin: false, role: "user" }] },

@@ -1,3 +1,4 @@
+import { chunks } from "../../../lib/chunks.js";
 import { dbDate, selectArrays, type Knex } from "../../../lib/db.js";
 import { compareIds, idBinding, jsonIds, readId, readIdOrNull } from "../../../lib/ids.js";
 import { amountInCents, centsOf } from "../reporting.js";
@@ -223,10 +224,10 @@ async function groupEntries(db: Knex, ctx: ReportContext, seconds: string, rate:
   // Groups that differ in their tags only ask for the same entries: asked for once.
   const conditions = [...new Map(found.map((raw) => [JSON.stringify([raw.g_user, raw.g_project, raw.g_task, flag(raw.is_billable), raw.g_description]), raw])).values()];
   const entries: RawEntry[] = [];
-  for (let i = 0; i < conditions.length; i += GROUPS_PER_QUERY) {
+  for (const part of chunks(conditions, GROUPS_PER_QUERY)) {
     const q = reportEntries(db, ctx).select(...ENTRY_COLUMNS, selectAs(db, seconds, "seconds"), selectAs(db, rate, "hourly_rate"));
     q.andWhere((any) => {
-      for (const raw of conditions.slice(i, i + GROUPS_PER_QUERY)) {
+      for (const raw of part) {
         any.orWhere((w) => {
           same(w, "te.user_id", raw.g_user);
           same(w, "te.project_id", raw.g_project);

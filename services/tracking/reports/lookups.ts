@@ -1,3 +1,4 @@
+import { chunks } from "../../../lib/chunks.js";
 import type { Knex } from "../../../lib/db.js";
 import { compareIds, idBinding } from "../../../lib/ids.js";
 import type { ScopedTable } from "../../../lib/scoped-table.js";
@@ -30,9 +31,8 @@ const present = (ids: Iterable<bigint | null> | undefined) => [...new Set([...(i
 
 async function byId<Row extends { id: bigint }>(table: ScopedTable<Row>, db: Knex, workspace: bigint, ids: bigint[], q?: (q: Knex.QueryBuilder) => void): Promise<Map<bigint, Row>> {
   const out = new Map<bigint, Row>();
-  // Chunks keep every engine's limit on bound values far away.
-  for (let i = 0; i < ids.length; i += 500) {
-    const query = table.query(db, workspace).whereIn("id", ids.slice(i, i + 500).map(idBinding));
+  for (const part of chunks(ids)) {
+    const query = table.query(db, workspace).whereIn("id", part.map(idBinding));
     q?.(query);
     for (const raw of (await query) as Record<string, unknown>[]) {
       const row = table.read(raw);

@@ -1,3 +1,4 @@
+import { chunks } from "../../../lib/chunks.js";
 import type { Knex } from "../../../lib/db.js";
 import { ScopedTable } from "../../../lib/scoped-table.js";
 import { idBinding, readId, readIds } from "../../../lib/ids.js";
@@ -45,8 +46,8 @@ export const scheduledReportSends = new ScopedTable<ScheduledReportSendRow>({
 export async function schedulesOf(db: Knex, workspace: bigint, savedReportIds: bigint[]): Promise<Map<bigint, ScheduledReportRow[]>> {
   const out = new Map<bigint, ScheduledReportRow[]>();
   if (savedReportIds.length === 0) return out;
-  for (let i = 0; i < savedReportIds.length; i += 500) {
-    const rows = await scheduledReports.query(db, workspace).whereIn("saved_report_id", savedReportIds.slice(i, i + 500).map(idBinding)).orderBy("id");
+  for (const part of chunks(savedReportIds)) {
+    const rows = await scheduledReports.query(db, workspace).whereIn("saved_report_id", part.map(idBinding)).orderBy("id");
     for (const raw of rows as Record<string, unknown>[]) {
       const row = scheduledReports.read(raw);
       out.set(row.saved_report_id, [...(out.get(row.saved_report_id) ?? []), row]);
