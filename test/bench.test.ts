@@ -11,7 +11,7 @@ import { join } from "node:path";
  */
 
 const root = join(import.meta.dirname, "..");
-// Nine benchmarks one after another, each up to 100 s on a busy machine: more than tap's 120 s per file.
+// Ten benchmarks one after another, each up to 100 s on a busy machine: more than tap's 120 s per file.
 t.setTimeout(600_000);
 
 /** BENCH_ROUND_SECONDS 0: a row's turns end with their share of its few requests. */
@@ -53,6 +53,13 @@ t.test("bench:webhooks runs and loses nothing", async (t) => {
   t.match(res.stdout, /floor, one process\s+30 POSTs of the backlog \(30 arrived\)/, "the backlog sent again by the bare loop");
   t.match(res.stdout, /floor, own process\s+the same \(30 arrived\)/);
   t.match(res.stdout, /CPU per delivery\s+system process [\d.]+ ms/);
+});
+
+t.test("bench:due runs and finds every queue due at each backlog", async (t) => {
+  const res = await run("bench/due-work.ts", { BENCH_QUEUES: "5", BENCH_PENDING: "4", BENCH_STUCK: "0,50", BENCH_LOOKS: "2" });
+  t.equal(res.code, 0, res.stderr.slice(-2000));
+  t.match(res.stdout, /^20\s+[\d.]+\s+[\d.]+\s+5$/m, "5 queues of 4: all five due");
+  t.match(res.stdout, /^70\s+[\d.]+\s+[\d.]+\s+5$/m, "one of them 50 longer: still five");
 });
 
 t.test("bench:tracking projects runs and every row answers without errors", async (t) => {
