@@ -70,8 +70,7 @@ export class ImportAdoptions {
       const running = await trx(timeEntries.table).whereIn("id", ids.map(idBinding)).whereNotNull("running_user_id").select("id");
       const staying = new Set<bigint>(runs ? running.map((r: { id: unknown }) => readId(r.id)) : []);
       const moving = ids.filter((id) => !staying.has(id));
-      for (const ids of chunks(moving)) {
-        const part = ids.map(idBinding);
+      for (const part of chunks(moving.map(idBinding))) {
         await trx(timeEntries.table).whereIn("id", part).where("workspace_id", idBinding(workspace)).update({ user_id: userId, at: now });
         await trx(timeEntries.table).whereIn("id", part).whereNotNull("running_user_id").update({ running_user_id: userId });
         await trx(ORIGINS).whereIn("time_entry_id", part).delete();
