@@ -11,11 +11,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chunks } from "../lib/chunks.js";
 import { loadConfig } from "../lib/config.js";
-import { dropDatabase, openDatabase, type Knex } from "../lib/db.js";
+import { dropDatabase, openDatabase } from "../lib/db.js";
 import { SecretBox } from "../lib/secret-box.js";
 import { DispatchStore } from "../services/notifier/delivery/dispatch-store.js";
+import { IngestStore } from "../services/notifier/delivery/ingest-store.js";
+import type { NewNotification } from "../services/notifier/notifications/store.js";
 import { migrations } from "../services/notifier/migrations.js";
 import { log } from "./support.js";
 
@@ -35,16 +36,15 @@ const now = new Date();
 await db("subscriptions").insert(
   Array.from({ length: QUEUES }, (_, i) => ({ id: i + 1, family: "tracking", workspace_id: "1", url: "http://receiver.test/", secret: "", event_filters: "[]", created_at: now, updated_at: now })),
 );
+const ingest = new IngestStore(db);
 let queued = 0;
 /** `events` more pending notifications for each of `subscriptions`, queued event by event as ingest queues them. */
 async function queue(subscriptions: number[], events: number): Promise<void> {
-  const rows: Record<string, unknown>[] = [];
+  const rows: NewNotification[] = [];
   for (let e = 0; e < events; e++) {
-    for (const s of subscriptions) rows.push({ id: `ntf_${queued}`, subscription_id: s, event_id: `evt_${queued++}`, state: "pending", attempts: 0, next_attempt_at_ms: 0, created_at: now });
+    for (const s of subscriptions) rows.push({ id: `ntf_${queued}`, subscription_id: BigInt(s), event_id: `evt_${queued++}`, state: "pending", attempts: 0, next_attempt_at_ms: 0, created_at: now });
   }
-  await db.transaction(async (trx: Knex.Transaction) => {
-    for (const part of chunks(rows)) await trx("notifications").insert(part);
-  });
+  await ingest.enqueue(rows, []);
 }
 
 async function timeLooks(): Promise<{ wallMs: number; cpuMs: number; due: number }> {

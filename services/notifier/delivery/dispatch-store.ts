@@ -93,7 +93,7 @@ export class DispatchStore {
    * is alive. Oldest due first.
    */
   async dueSubscriptions(opts: { nowMs: number; holder: string; share: { index: number; of: number }; limit: number }): Promise<bigint[]> {
-    const q = this.queueHeads()
+    const q = this.oldestPending()
       .join("subscriptions as s", "s.id", "n.subscription_id")
       .where("n.next_attempt_at_ms", "<=", opts.nowMs)
       .where("s.enabled", true)
@@ -114,7 +114,7 @@ export class DispatchStore {
    * loose index scan: a recursive query steps from one subscription with a queue to the next, each
    * step and each head one search of the index.
    */
-  private queueHeads(): Knex.QueryBuilder {
+  private oldestPending(): Knex.QueryBuilder {
     if (this.mysql) {
       const heads = this.db("notifications").whereBetween("state", ["pending", "pending"]).groupBy("state", "subscription_id").select("subscription_id").min({ seq: "seq" });
       return this.db("notifications as n").join(heads.as("h"), "h.seq", "n.seq");

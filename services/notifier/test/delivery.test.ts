@@ -1,11 +1,11 @@
 import t from "tap";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { chunks } from "../../../lib/chunks.js";
 import { ManualClock } from "../../../lib/clock.js";
 import { connectDatabase, isMysql } from "../../../lib/db.js";
 import { SecretBox } from "../../../lib/secret-box.js";
 import { DispatchStore } from "../delivery/dispatch-store.js";
 import { nextRetryDelayMs } from "../notifications/rules.js";
+import type { NewNotification } from "../notifications/store.js";
 import { startReceiver, type TestContext } from "../../../test/support/harness.js";
 import { eventually, publishEvent, seededRandom, startNotifier, type TestNotifier } from "./support.js";
 
@@ -208,8 +208,8 @@ t.test("due work is each queue's head, found by one probe of the index per queue
   t.teardown(() => db.destroy());
   const store = new DispatchStore(db, new SecretBox(n.config.encryptionKey));
   // A backlog behind a's head (a receiver that was down): what a look for due work must not read.
-  const backlog = Array.from({ length: 1_000 }, (_, i) => ({ id: `ntf_backlog_${i}`, subscription_id: String(a), event_id: `evt_backlog_${i}`, state: "pending", attempts: 0, next_attempt_at_ms: 0, created_at: clock.now() }));
-  for (const part of chunks(backlog)) await db("notifications").insert(part);
+  const backlog = Array.from({ length: 1_000 }, (_, i): NewNotification => ({ id: `ntf_backlog_${i}`, subscription_id: a, event_id: `evt_backlog_${i}`, state: "pending", attempts: 0, next_attempt_at_ms: 0, created_at: clock.now() }));
+  await n.notifier.stores.ingest.enqueue(backlog, []);
   const statements: { sql: string; bindings: unknown[] }[] = [];
   db.on("query", (q: { sql: string; bindings: unknown[] }) => statements.push(q));
   const due = async () => (await store.dueSubscriptions({ nowMs: clock.now().getTime(), holder: "rep_test", share: { index: 0, of: 1 }, limit: 10 })).sort((x, y) => (x < y ? -1 : 1));
