@@ -3,7 +3,9 @@
  * subscriptions with BENCH_PENDING pending notifications each, then one of them given
  * BENCH_STUCK more (a receiver that has been down), each size timed over BENCH_LOOKS looks of
  * `DispatchStore.dueSubscriptions` on the engine the environment names (SQLite, or MySQL with
- * MYSQL_URL). The dispatcher looks every 250 ms and whenever it is told of new work.
+ * MYSQL_URL). The dispatcher looks every 250 ms and whenever it is told of new work. Beside each
+ * look, the queue-depth count (`NotificationStore.pendingCounts`, what a metrics scrape and
+ * GetMetrics run), which counts every pending notification and so grows with the backlog.
  *
  *   npm run bench:due
  *   MYSQL_URL=mysql://root@127.0.0.1:3306 npm run bench:due
@@ -16,7 +18,7 @@ import { dropDatabase, openDatabase } from "../lib/db.js";
 import { SecretBox } from "../lib/secret-box.js";
 import { DispatchStore } from "../services/notifier/delivery/dispatch-store.js";
 import { IngestStore } from "../services/notifier/delivery/ingest-store.js";
-import type { NewNotification } from "../services/notifier/notifications/store.js";
+import { NotificationStore, type NewNotification } from "../services/notifier/notifications/store.js";
 import { migrations } from "../services/notifier/migrations.js";
 import { log } from "./support.js";
 
@@ -57,16 +59,28 @@ async function timeLooks(): Promise<{ wallMs: number; cpuMs: number; due: number
   return { wallMs: (performance.now() - started) / LOOKS, cpuMs: (used.user + used.system) / 1000 / LOOKS, due };
 }
 
+/** The queue depths as a scrape reads them, timed over LOOKS counts; `pending` is their sum. */
+async function timeDepths(): Promise<{ wallMs: number; pending: number }> {
+  const notifications = new NotificationStore(db);
+  let depths = await notifications.pendingCounts();
+  const started = performance.now();
+  for (let i = 0; i < LOOKS; i++) depths = await notifications.pendingCounts();
+  return { wallMs: (performance.now() - started) / LOOKS, pending: [...depths.values()].reduce((a, b) => a + b, 0) };
+}
+
 log(`${engine}: ${QUEUES} queues of ${PENDING}, then one of them longer by ${STUCK.join(", ")}; ${LOOKS} looks each`);
 await queue(Array.from({ length: QUEUES }, (_, i) => i + 1), PENDING);
 console.log(`engine ${engine}`);
-console.log("pending      wall ms a look   CPU ms a look (this process)   due");
+console.log("pending      wall ms a look   CPU ms a look (this process)   due   wall ms a depth count   counted");
 let stuck = 0;
 for (const size of STUCK) {
   await queue([1], size - stuck);
   stuck = size;
   const r = await timeLooks();
-  console.log(`${String(QUEUES * PENDING + stuck).padEnd(12)} ${r.wallMs.toFixed(2).padStart(15)} ${r.cpuMs.toFixed(2).padStart(31)} ${String(r.due).padStart(5)}`);
+  const d = await timeDepths();
+  console.log(
+    `${String(QUEUES * PENDING + stuck).padEnd(12)} ${r.wallMs.toFixed(2).padStart(15)} ${r.cpuMs.toFixed(2).padStart(31)} ${String(r.due).padStart(5)} ${d.wallMs.toFixed(2).padStart(23)} ${String(d.pending).padStart(9)}`,
+  );
 }
 await db.destroy();
 if (config.mysqlUrl) await dropDatabase(config, "notifier");

@@ -55,11 +55,11 @@ t.test("bench:webhooks runs and loses nothing", async (t) => {
   t.match(res.stdout, /CPU per delivery\s+system process [\d.]+ ms/);
 });
 
-t.test("bench:due runs and finds every queue due at each backlog", async (t) => {
+t.test("bench:due runs, finds every queue due and counts every pending notification at each backlog", async (t) => {
   const res = await run("bench/due-work.ts", { BENCH_QUEUES: "5", BENCH_PENDING: "4", BENCH_STUCK: "0,50", BENCH_LOOKS: "2" });
   t.equal(res.code, 0, res.stderr.slice(-2000));
-  t.match(res.stdout, /^20\s+[\d.]+\s+[\d.]+\s+5$/m, "5 queues of 4: all five due");
-  t.match(res.stdout, /^70\s+[\d.]+\s+[\d.]+\s+5$/m, "one of them 50 longer: still five");
+  t.match(res.stdout, /^20\s+[\d.]+\s+[\d.]+\s+5\s+[\d.]+\s+20$/m, "5 queues of 4: all five due, 20 counted");
+  t.match(res.stdout, /^70\s+[\d.]+\s+[\d.]+\s+5\s+[\d.]+\s+70$/m, "one of them 50 longer: still five, 70 counted");
 });
 
 t.test("bench:tracking projects runs and every row answers without errors", async (t) => {
