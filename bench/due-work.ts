@@ -33,6 +33,7 @@ const engine = config.mysqlUrl ? "MySQL" : "SQLite";
 if (config.mysqlUrl) await dropDatabase(config, "notifier");
 const db = await openDatabase(config, "notifier", migrations);
 const store = new DispatchStore(db, new SecretBox(config.encryptionKey));
+const notifications = new NotificationStore(db);
 const now = new Date();
 
 await db("subscriptions").insert(
@@ -49,24 +50,21 @@ async function queue(subscriptions: number[], events: number): Promise<void> {
   await ingest.enqueue(rows, []);
 }
 
-async function timeLooks(): Promise<{ wallMs: number; cpuMs: number; due: number }> {
-  const opts = { nowMs: Date.now(), holder: "rep_bench", share: { index: 0, of: 1 }, limit: 1000 };
-  let due = (await store.dueSubscriptions(opts)).length;
+/** `call` run LOOKS times after one untimed run: wall and this process's CPU ms a call, and its last answer. */
+async function timed<T>(call: () => Promise<T>): Promise<{ wallMs: number; cpuMs: number; last: T }> {
+  let last = await call();
   const cpu = process.cpuUsage();
   const started = performance.now();
-  for (let i = 0; i < LOOKS; i++) due = (await store.dueSubscriptions(opts)).length;
+  for (let i = 0; i < LOOKS; i++) last = await call();
   const used = process.cpuUsage(cpu);
-  return { wallMs: (performance.now() - started) / LOOKS, cpuMs: (used.user + used.system) / 1000 / LOOKS, due };
+  return { wallMs: (performance.now() - started) / LOOKS, cpuMs: (used.user + used.system) / 1000 / LOOKS, last };
 }
 
-/** The queue depths as a scrape reads them, timed over LOOKS counts; `pending` is their sum. */
-async function timeDepths(): Promise<{ wallMs: number; pending: number }> {
-  const notifications = new NotificationStore(db);
-  let depths = await notifications.pendingCounts();
-  const started = performance.now();
-  for (let i = 0; i < LOOKS; i++) depths = await notifications.pendingCounts();
-  return { wallMs: (performance.now() - started) / LOOKS, pending: [...depths.values()].reduce((a, b) => a + b, 0) };
-}
+const lookOptions = { holder: "rep_bench", share: { index: 0, of: 1 }, limit: 1000 };
+/** A look for due work, as the dispatcher makes it. */
+const look = () => store.dueSubscriptions({ ...lookOptions, nowMs: Date.now() });
+/** The queue depths, as a metrics scrape reads them. */
+const depths = () => notifications.pendingCounts();
 
 log(`${engine}: ${QUEUES} queues of ${PENDING}, then one of them longer by ${STUCK.join(", ")}; ${LOOKS} looks each`);
 await queue(Array.from({ length: QUEUES }, (_, i) => i + 1), PENDING);
@@ -76,10 +74,11 @@ let stuck = 0;
 for (const size of STUCK) {
   await queue([1], size - stuck);
   stuck = size;
-  const r = await timeLooks();
-  const d = await timeDepths();
+  const r = await timed(look);
+  const d = await timed(depths);
+  const counted = [...d.last.values()].reduce((a, b) => a + b, 0);
   console.log(
-    `${String(QUEUES * PENDING + stuck).padEnd(12)} ${r.wallMs.toFixed(2).padStart(15)} ${r.cpuMs.toFixed(2).padStart(31)} ${String(r.due).padStart(5)} ${d.wallMs.toFixed(2).padStart(23)} ${String(d.pending).padStart(9)}`,
+    `${String(QUEUES * PENDING + stuck).padEnd(12)} ${r.wallMs.toFixed(2).padStart(15)} ${r.cpuMs.toFixed(2).padStart(31)} ${String(r.last.length).padStart(5)} ${d.wallMs.toFixed(2).padStart(23)} ${String(counted).padStart(9)}`,
   );
 }
 await db.destroy();
