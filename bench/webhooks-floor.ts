@@ -1,6 +1,7 @@
 import "../lib/runtime.js";
 import * as http from "node:http";
 import { readFileSync } from "node:fs";
+import { Agent } from "undici";
 import { pathToFileURL } from "node:url";
 
 /**
@@ -27,8 +28,11 @@ export interface FloorResult {
   cpuMs: number;
 }
 
-/** Sends each list in order, all lists at once. */
-export async function floorLoop(lists: FloorRequest[][]): Promise<FloorResult> {
+/** The HTTP clients a floor can send with: Node's own, or undici's (the notifier's). */
+export type FloorClient = "node:http" | "undici";
+
+/** A POST that resolves once its answer is read, by Node's http module through a keep-alive agent. */
+function nodeHttpSender(): { send: (r: FloorRequest) => Promise<void>; close: () => void } {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 60_000 });
   const send = (r: FloorRequest) =>
     new Promise<void>((resolve, reject) => {
@@ -39,6 +43,25 @@ export async function floorLoop(lists: FloorRequest[][]): Promise<FloorResult> {
       req.on("error", reject);
       req.end(r.body);
     });
+  return { send, close: () => agent.destroy() };
+}
+
+/** The same by undici, with the notifier's pool size and keep-alive. */
+function undiciSender(): { send: (r: FloorRequest) => Promise<void>; close: () => void } {
+  const agent = new Agent({ connections: 64, keepAliveTimeout: 60_000 });
+  const urls = new Map<string, URL>();
+  const send = async (r: FloorRequest) => {
+    const url = urls.get(r.url) ?? urls.set(r.url, new URL(r.url)).get(r.url)!;
+    const res = await agent.request({ origin: url.origin, path: url.pathname, method: "POST", headers: r.headers, body: r.body });
+    await res.body.dump();
+    if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
+  };
+  return { send, close: () => void agent.destroy() };
+}
+
+/** Sends each list in order, all lists at once. */
+export async function floorLoop(lists: FloorRequest[][], client: FloorClient = "node:http"): Promise<FloorResult> {
+  const { send, close } = client === "undici" ? undiciSender() : nodeHttpSender();
   const latencies: number[] = [];
   const cpu = process.cpuUsage();
   const started = performance.now();
@@ -53,11 +76,11 @@ export async function floorLoop(lists: FloorRequest[][]): Promise<FloorResult> {
   );
   const seconds = (performance.now() - started) / 1000;
   const used = process.cpuUsage(cpu);
-  agent.destroy();
+  close();
   return { seconds, latencies: latencies.sort((a, b) => a - b), cpuMs: (used.user + used.system) / 1000 };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
   const lists = JSON.parse(readFileSync(process.argv[2], "utf8")) as FloorRequest[][];
-  process.stdout.write(JSON.stringify(await floorLoop(lists)));
+  process.stdout.write(JSON.stringify(await floorLoop(lists, (process.argv[3] as FloorClient | undefined) ?? "node:http")));
 }

@@ -5,7 +5,7 @@ import { promisify } from "node:util";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { floorLoop, type FloorRequest, type FloorResult } from "./webhooks-floor.js";
+import { floorLoop, type FloorClient, type FloorRequest, type FloorResult } from "./webhooks-floor.js";
 import { readdirSync, readFileSync } from "node:fs";
 import { cpuMs, log, profileArgs, startProcess, stopProcess } from "./support.js";
 import { loadConfig } from "../lib/config.js";
@@ -333,9 +333,14 @@ async function main(): Promise<void> {
     const insideArrived = floorArrived;
     const file = join(mkdtempSync(join(tmpdir(), "webhooks-floor-")), "requests.json");
     writeFileSync(file, JSON.stringify(lists));
-    const receiversCpu = process.cpuUsage();
-    const apart = JSON.parse((await execFileAsync(process.execPath, [...profileArgs(), "--import", "tsx", "bench/webhooks-floor.ts", file], { cwd: join(import.meta.dirname, ".."), maxBuffer: 64 << 20 })).stdout) as FloorResult;
-    const apartReceivers = benchCpu(process.cpuUsage(receiversCpu));
+    // A process of its own, once by Node's http module and once by undici (the notifier's client).
+    const ownProcess = async (client: FloorClient) => {
+      const before = floorArrived;
+      const receiversCpu = process.cpuUsage();
+      const result = JSON.parse((await execFileAsync(process.execPath, [...profileArgs(), "--import", "tsx", "bench/webhooks-floor.ts", file, client], { cwd: join(import.meta.dirname, ".."), maxBuffer: 64 << 20 })).stdout) as FloorResult;
+      return { client, result, arrived: floorArrived - before, receiversMs: benchCpu(process.cpuUsage(receiversCpu)) };
+    };
+    const apart = [await ownProcess("node:http"), await ownProcess("undici")];
     rmSync(dirname(file), { recursive: true, force: true });
     const metrics = await fetch(`http://127.0.0.1:${ports.NOTIFIER_PORT}/metrics`).then((r) => r.text());
     const attemptLatency = /^webhook_delivery_latency_seconds_sum(?:\{[^}]*\})? (\S+)$/m.exec(metrics)?.[1];
@@ -361,8 +366,11 @@ async function main(): Promise<void> {
         `  CPU per delivery       ${b.cpu} (only the notifier works in the system process now)`,
         `receiver round trip      mean ${attemptLatency && attempts ? ((Number(attemptLatency) * 1000) / Number(attempts)).toFixed(2) : "?"} ms (request to answer, as the notifier measures it, all rows)`,
         `floor, one process       ${sent.size} POSTs of the backlog (${insideArrived} arrived) by a bare loop beside the receivers in ${inside.seconds.toFixed(2)} s: ${Math.round(sent.size / inside.seconds)} per second, round trip p50 ${quantile(inside.latencies, 0.5).toFixed(1)} ms, p99 ${quantile(inside.latencies, 0.99).toFixed(1)} ms; CPU per delivery ${(inside.cpuMs / sent.size).toFixed(3)} ms (loop and receivers)`,
-        `floor, own process       the same (${floorArrived - insideArrived} arrived) by the same loop in a process of its own in ${apart.seconds.toFixed(2)} s: ${Math.round(sent.size / apart.seconds)} per second, round trip p50 ${quantile(apart.latencies, 0.5).toFixed(1)} ms, p99 ${quantile(apart.latencies, 0.99).toFixed(1)} ms; CPU per delivery ${(apart.cpuMs / sent.size).toFixed(3)} ms (loop), ${(apartReceivers / sent.size).toFixed(3)} ms (receivers)`,
-        `backlog / floor          ${((b.rate / (sent.size / inside.seconds)) * 100).toFixed(0)}% of the one-process floor's deliveries per second, ${((b.rate / (sent.size / apart.seconds)) * 100).toFixed(0)}% of the own-process floor's (target >= 50%)`,
+        ...apart.map(
+          ({ client, result, arrived, receiversMs }) =>
+            `floor, own process       the same (${arrived} arrived) by the same loop with ${client.padEnd(9)} in a process of its own in ${result.seconds.toFixed(2)} s: ${Math.round(sent.size / result.seconds)} per second, round trip p50 ${quantile(result.latencies, 0.5).toFixed(1)} ms, p99 ${quantile(result.latencies, 0.99).toFixed(1)} ms; CPU per delivery ${(result.cpuMs / sent.size).toFixed(3)} ms (loop), ${(receiversMs / sent.size).toFixed(3)} ms (receivers)`,
+        ),
+        `backlog / floor          ${((b.rate / (sent.size / inside.seconds)) * 100).toFixed(0)}% of the one-process floor's deliveries per second; of the own-process floor's ${apart.map(({ client, result }) => `${((b.rate / (sent.size / result.seconds)) * 100).toFixed(0)}% (${client})`).join(", ")} (target >= 50%)`,
       ].join("\n"),
     );
     if (lost > 0 || violations > 0 || earlyArrivals > 0) process.exitCode = 1;

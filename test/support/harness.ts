@@ -249,6 +249,7 @@ export async function startReceiver(t: TestContext, respond: (req: Received, n: 
   );
   return {
     port,
+    server,
     url: (name = "hook") => `http://127.0.0.1:${port}/${name}`,
     received,
     /** How often a request of a path came while another of the same path was unanswered. */

@@ -1,6 +1,4 @@
-import * as http from "node:http";
-import * as https from "node:https";
-import { urlToHttpOptions } from "node:url";
+import { Agent } from "undici";
 import { guardedLookup, refusedUrl, type TargetRules } from "./target.js";
 
 /** A receiver must answer within this time. */
@@ -45,87 +43,83 @@ export type Deliverer = ((url: string, body: string, headers: Record<string, str
  */
 export function createDeliverer(options: DelivererOptions): Deliverer {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
-  const lookup = guardedLookup(options);
-  // Each subscription has at most one request in flight, so the socket limit only matters when
-  // many subscriptions share a receiver.
-  const agents = {
-    "http:": new http.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 60_000 }),
-    "https:": new https.Agent({ keepAlive: true, maxSockets: 64, maxFreeSockets: 64, timeout: 60_000 }),
-  };
-  // A URL parsed once, with its request options (http.request would convert the URL each time).
-  const parsed = new Map<string, { target: URL; options: http.RequestOptions }>();
+  // undici rather than node:http: the same POST costs about 25 µs less CPU (bench:webhooks
+  // prints both floors). Each subscription has at most one request in flight, so the limit of
+  // connections per origin only matters when many subscriptions share a receiver. Its own
+  // timeouts stay at their defaults: the deadline below is the one that counts.
+  const agent = new Agent({ connections: 64, keepAliveTimeout: 60_000, connect: { lookup: guardedLookup(options) } });
+  // A URL parsed once (one per subscription delivered to).
+  const parsed = new Map<string, { target: URL; origin: string; path: string }>();
   const parse = (url: string) => {
     let kept = parsed.get(url);
     if (!kept) {
       const target = new URL(url);
-      kept = { target, options: urlToHttpOptions(target) };
+      kept = { target, origin: target.origin, path: `${target.pathname}${target.search}` };
       // The oldest go first (a Map keeps insertion order).
       if (parsed.size >= PARSED_URLS) parsed.delete(parsed.keys().next().value!);
       parsed.set(url, kept);
     }
     return kept;
   };
-  const deliver = (url: string, body: string, headers: Record<string, string>, opts: { readAnswer?: boolean } = {}): Promise<DeliveryResult> => {
+  const deliver = async (url: string, body: string, headers: Record<string, string>, opts: { readAnswer?: boolean } = {}): Promise<DeliveryResult> => {
     // Latency is real elapsed time (the monotonic clock), not business time: the injected clock
     // of a test does not move while a receiver answers.
     const started = performance.now();
     const done = (r: Omit<DeliveryResult, "latencyMs">): DeliveryResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
-    return new Promise((resolve) => {
-      let target: URL;
-      let parts: http.RequestOptions;
-      try {
-        ({ target, options: parts } = parse(url));
-      } catch {
-        return resolve(done({ ok: false, error: "invalid URL" }));
+    let target: ReturnType<typeof parse>;
+    try {
+      target = parse(url);
+    } catch {
+      return done({ ok: false, error: "invalid URL" });
+    }
+    // Literal addresses are connected to without a lookup, so the URL itself is checked here.
+    const refused = refusedUrl(target.target, options);
+    if (refused) return done({ ok: false, error: REFUSALS[refused] });
+    // The whole answer must come within the timeout, however the receiver trickles it.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    try {
+      const res = await agent.request({
+        origin: target.origin,
+        path: target.path,
+        method: "POST",
+        headers: { "content-type": "application/json", "user-agent": "workhub-webhooks/1", ...headers },
+        body,
+        signal: deadline.signal,
+      });
+      const status = res.statusCode;
+      const ok = status >= 200 && status < 300;
+      if (!ok || !opts.readAnswer) {
+        // The connection is reused once the answer's body is read (or dropped if it is large).
+        res.body.dump().catch(() => undefined);
+        if (ok) return done({ ok: true, status });
+        return done({ ok: false, status, error: status >= 300 && status < 400 ? "redirect (not followed)" : `status ${status}` });
       }
-      // Literal addresses are connected to without a lookup, so the URL itself is checked here.
-      const refused = refusedUrl(target, options);
-      if (refused) return resolve(done({ ok: false, error: REFUSALS[refused] }));
-      let settled = false;
-      const finish = (r: Omit<DeliveryResult, "latencyMs">) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolve(done(r));
-      };
-      const mod = target.protocol === "https:" ? https : http;
-      const req = mod.request(
-        {
-          ...parts,
-          method: "POST",
-          agent: agents[target.protocol as "http:" | "https:"],
-          lookup: lookup as unknown as http.RequestOptions["lookup"],
-          headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "workhub-webhooks/1", ...headers },
-        },
-        (res) => {
-          const status = res.statusCode ?? 0;
-          const ok = status >= 200 && status < 300;
-          if (!ok) {
-            res.resume();
-            return finish({ ok: false, status, error: status >= 300 && status < 400 ? "redirect (not followed)" : `status ${status}` });
-          }
-          if (!opts.readAnswer) {
-            res.resume();
-            return finish({ ok: true, status });
-          }
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on("data", (c: Buffer) => {
-            if (size < MAX_ANSWER_BYTES) chunks.push(c);
-            size += c.length;
-          });
-          res.on("end", () => finish({ ok: true, status, answer: Buffer.concat(chunks).toString("utf8").slice(0, MAX_ANSWER_BYTES) }));
-          res.on("error", () => finish({ ok: true, status, answer: Buffer.concat(chunks).toString("utf8") }));
-        },
-      );
-      // The whole answer must come within the timeout, however the receiver trickles it.
-      const timer = setTimeout(() => {
-        finish({ ok: false, error: `no answer within ${timeoutMs} ms` });
-        req.destroy();
-      }, timeoutMs);
-      req.on("error", (err: NodeJS.ErrnoException) => finish({ ok: false, error: (err.message || err.code || "connection failed").slice(0, 500) }));
-      req.end(body);
-    });
+      const answer = await readAnswer(res.body);
+      if (deadline.signal.aborted) return done({ ok: false, error: `no answer within ${timeoutMs} ms` });
+      return done({ ok: true, status, answer });
+    } catch (err) {
+      if (deadline.signal.aborted) return done({ ok: false, error: `no answer within ${timeoutMs} ms` });
+      const e = err as NodeJS.ErrnoException;
+      return done({ ok: false, error: (e.message || e.code || "connection failed").slice(0, 500) });
+    } finally {
+      clearTimeout(timer);
+    }
   };
-  return Object.assign(deliver, { close: () => Object.values(agents).forEach((a) => a.destroy()) });
+  return Object.assign(deliver, { close: () => void agent.destroy().catch(() => undefined) });
+}
+
+/** The first MAX_ANSWER_BYTES of an answer as text; the rest is read and dropped. A body cut short by the receiver is what arrived of it. */
+async function readAnswer(body: AsyncIterable<Buffer>): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      if (size < MAX_ANSWER_BYTES) chunks.push(chunk);
+      size += chunk.length;
+    }
+  } catch {
+    // Cut short by the receiver, or by the deadline (the caller looks at that).
+  }
+  return Buffer.concat(chunks).toString("utf8").slice(0, MAX_ANSWER_BYTES);
 }

@@ -1,4 +1,5 @@
 import t from "tap";
+import * as http from "node:http";
 import * as net from "node:net";
 import os from "node:os";
 import type { LookupAddress } from "node:dns";
@@ -86,6 +87,44 @@ t.test("the answer's body is read when asked for (a ping looks for the validatio
   t.teardown(() => deliver.close());
   t.match(await deliver(receiver.url(), "{}", {}, { readAnswer: true }), { ok: true, answer: '{"validation_code":"abc"}' });
   t.equal((await deliver(receiver.url(), "{}", {})).answer, undefined);
+});
+
+t.test("an answer read for a ping must end within the timeout; a long one is cut at 64 KB", async (t) => {
+  // Headers at once, then a byte every 50 ms, never ending.
+  const sockets = new Set<net.Socket>();
+  const trickle = http.createServer((req, res) => {
+    sockets.add(req.socket);
+    res.writeHead(200, { "content-type": "application/json" });
+    const timer = setInterval(() => res.write(" "), 50);
+    res.on("close", () => clearInterval(timer));
+  });
+  await new Promise<void>((r) => trickle.listen(0, "127.0.0.1", r));
+  t.teardown(() => new Promise<void>((r) => (trickle.close(() => r()), sockets.forEach((s) => s.destroy()))));
+  const deliver = createDeliverer({ ...rules, timeoutMs: 300 });
+  t.teardown(() => deliver.close());
+  const url = `http://127.0.0.1:${(trickle.address() as net.AddressInfo).port}/hook`;
+  const result = await deliver(url, "{}", {}, { readAnswer: true });
+  t.match(result, { ok: false, error: "no answer within 300 ms" });
+  t.equal(result.answer, undefined);
+
+  const long = await startReceiver(t, () => ({ status: 200, body: "x".repeat(200 * 1024) }));
+  const answered = await deliver(long.url(), "{}", {}, { readAnswer: true });
+  t.equal(answered.ok, true);
+  t.equal(answered.answer?.length, 64 * 1024);
+});
+
+t.test("deliveries to one receiver reuse their connections, after a failed status too", async (t) => {
+  const receiver = await startReceiver(t, (_req, n) => (n % 2 ? 200 : 500));
+  let connections = 0;
+  receiver.server.on("connection", () => connections++);
+  const deliver = createDeliverer(rules);
+  t.teardown(() => deliver.close());
+  const outcomes = [];
+  for (let i = 0; i < 6; i++) outcomes.push((await deliver(receiver.url(), "{}", {})).ok);
+  t.same(outcomes, [true, false, true, false, true, false]);
+  // undici's pool takes a second connection for a request sent in the same turn as the last
+  // answer (the first is handed back a moment later), then alternates between the two.
+  t.ok(connections <= 2, `${connections} connections for six deliveries in turn`);
 });
 
 t.test("under the default rules a delivery connects neither to this host's own address nor to IPv4 written in IPv6, literal or resolved", async (t) => {
