@@ -46,16 +46,25 @@ function nodeHttpSender(): { send: (r: FloorRequest) => Promise<void>; close: ()
   return { send, close: () => agent.destroy() };
 }
 
-/** The same by undici, with the notifier's pool size and keep-alive. */
+/** The same by undici's handler API, as the notifier sends (no stream, no promise per answer inside undici). */
 function undiciSender(): { send: (r: FloorRequest) => Promise<void>; close: () => void } {
   const agent = new Agent({ connections: 64, keepAliveTimeout: 60_000 });
   const urls = new Map<string, URL>();
-  const send = async (r: FloorRequest) => {
-    const url = urls.get(r.url) ?? urls.set(r.url, new URL(r.url)).get(r.url)!;
-    const res = await agent.request({ origin: url.origin, path: url.pathname, method: "POST", headers: r.headers, body: r.body });
-    await res.body.dump();
-    if (res.statusCode !== 200) throw new Error(`status ${res.statusCode}`);
-  };
+  const send = (r: FloorRequest) =>
+    new Promise<void>((resolve, reject) => {
+      const url = urls.get(r.url) ?? urls.set(r.url, new URL(r.url)).get(r.url)!;
+      let status = 0;
+      agent.dispatch(
+        { origin: url.origin, path: url.pathname, method: "POST", headers: r.headers, body: r.body },
+        {
+          onConnect: () => undefined,
+          onHeaders: (statusCode) => ((status = statusCode), true),
+          onData: () => true,
+          onComplete: () => (status === 200 ? resolve() : reject(new Error(`status ${status}`))),
+          onError: reject,
+        },
+      );
+    });
   return { send, close: () => void agent.destroy() };
 }
 

@@ -44,10 +44,11 @@ export type Deliverer = ((url: string, body: string, headers: Record<string, str
 export function createDeliverer(options: DelivererOptions): Deliverer {
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   // undici rather than node:http: the same POST costs about 25 µs less CPU (bench:webhooks
-  // prints both floors). Each subscription has at most one request in flight, so the limit of
-  // connections per origin only matters when many subscriptions share a receiver. Its own
-  // timeouts stay at their defaults: the deadline below is the one that counts.
-  const agent = new Agent({ connections: 64, keepAliveTimeout: 60_000, connect: { lookup: guardedLookup(options) } });
+  // prints both floors), and its handler API answers without a stream or an AbortSignal per
+  // request. Each subscription has at most one request in flight, so the limit of connections
+  // per origin only matters when many subscriptions share a receiver. A connection that cannot
+  // be made within the deadline is given up.
+  const agent = new Agent({ connections: 64, keepAliveTimeout: 60_000, connect: { lookup: guardedLookup(options), timeout: timeoutMs } });
   // A URL parsed once (one per subscription delivered to).
   const parsed = new Map<string, { target: URL; origin: string; path: string }>();
   const parse = (url: string) => {
@@ -61,7 +62,7 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     }
     return kept;
   };
-  const deliver = async (url: string, body: string, headers: Record<string, string>, opts: { readAnswer?: boolean } = {}): Promise<DeliveryResult> => {
+  const deliver = (url: string, body: string, headers: Record<string, string>, opts: { readAnswer?: boolean } = {}): Promise<DeliveryResult> => {
     // Latency is real elapsed time (the monotonic clock), not business time: the injected clock
     // of a test does not move while a receiver answers.
     const started = performance.now();
@@ -70,56 +71,65 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     try {
       target = parse(url);
     } catch {
-      return done({ ok: false, error: "invalid URL" });
+      return Promise.resolve(done({ ok: false, error: "invalid URL" }));
     }
     // Literal addresses are connected to without a lookup, so the URL itself is checked here.
     const refused = refusedUrl(target.target, options);
-    if (refused) return done({ ok: false, error: REFUSALS[refused] });
-    // The whole answer must come within the timeout, however the receiver trickles it.
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), timeoutMs);
-    try {
-      const res = await agent.request({
-        origin: target.origin,
-        path: target.path,
-        method: "POST",
-        headers: { "content-type": "application/json", "user-agent": "workhub-webhooks/1", ...headers },
-        body,
-        signal: deadline.signal,
-      });
-      const status = res.statusCode;
-      const ok = status >= 200 && status < 300;
-      if (!ok || !opts.readAnswer) {
-        // The connection is reused once the answer's body is read (or dropped if it is large).
-        res.body.dump().catch(() => undefined);
-        if (ok) return done({ ok: true, status });
-        return done({ ok: false, status, error: status >= 300 && status < 400 ? "redirect (not followed)" : `status ${status}` });
-      }
-      const answer = await readAnswer(res.body);
-      if (deadline.signal.aborted) return done({ ok: false, error: `no answer within ${timeoutMs} ms` });
-      return done({ ok: true, status, answer });
-    } catch (err) {
-      if (deadline.signal.aborted) return done({ ok: false, error: `no answer within ${timeoutMs} ms` });
-      const e = err as NodeJS.ErrnoException;
-      return done({ ok: false, error: (e.message || e.code || "connection failed").slice(0, 500) });
-    } finally {
-      clearTimeout(timer);
-    }
+    if (refused) return Promise.resolve(done({ ok: false, error: REFUSALS[refused] }));
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (r: Omit<DeliveryResult, "latencyMs">) => {
+        if (settled) return;
+        settled = true;
+        resolve(done(r));
+      };
+      // The whole exchange must end within the timeout, however the receiver trickles its
+      // answer: a result known at the headers is settled then, and the rest of the answer still
+      // has until the deadline before the connection is cut.
+      let abort: ((err?: Error) => void) | undefined;
+      let late = false;
+      const timer = setTimeout(() => {
+        late = true;
+        finish({ ok: false, error: `no answer within ${timeoutMs} ms` });
+        abort?.();
+      }, timeoutMs);
+      let status = 0;
+      // The answer's first MAX_ANSWER_BYTES when asked for; otherwise its bytes are counted and dropped.
+      let answer: Buffer[] | undefined;
+      let size = 0;
+      const answered = () => finish({ ok: true, status, answer: Buffer.concat(answer!).toString("utf8").slice(0, MAX_ANSWER_BYTES) });
+      agent.dispatch(
+        { origin: target.origin, path: target.path, method: "POST", headers: { "content-type": "application/json", "user-agent": "workhub-webhooks/1", ...headers }, body },
+        {
+          // A request that waited for a connection past the deadline is not sent at all.
+          onConnect: (a) => (late ? a() : (abort = a)),
+          onHeaders: (statusCode) => {
+            status = statusCode;
+            if (status < 200 || status >= 300) finish({ ok: false, status, error: status >= 300 && status < 400 ? "redirect (not followed)" : `status ${status}` });
+            else if (opts.readAnswer) answer = [];
+            else finish({ ok: true, status });
+            return true;
+          },
+          onData: (chunk) => {
+            if (answer && size < MAX_ANSWER_BYTES) answer.push(chunk);
+            size += chunk.length;
+            // A large answer nobody reads is not worth the connection.
+            if (!answer && size > MAX_ANSWER_BYTES) abort?.();
+            return true;
+          },
+          onComplete: () => {
+            clearTimeout(timer);
+            if (answer) answered();
+          },
+          onError: (err: NodeJS.ErrnoException) => {
+            clearTimeout(timer);
+            // An answer cut short by the receiver is what arrived of it.
+            if (answer) return answered();
+            finish({ ok: false, error: (err.message || err.code || "connection failed").slice(0, 500) });
+          },
+        },
+      );
+    });
   };
   return Object.assign(deliver, { close: () => void agent.destroy().catch(() => undefined) });
-}
-
-/** The first MAX_ANSWER_BYTES of an answer as text; the rest is read and dropped. A body cut short by the receiver is what arrived of it. */
-async function readAnswer(body: AsyncIterable<Buffer>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of body) {
-      if (size < MAX_ANSWER_BYTES) chunks.push(chunk);
-      size += chunk.length;
-    }
-  } catch {
-    // Cut short by the receiver, or by the deadline (the caller looks at that).
-  }
-  return Buffer.concat(chunks).toString("utf8").slice(0, MAX_ANSWER_BYTES);
 }
