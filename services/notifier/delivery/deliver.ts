@@ -1,4 +1,4 @@
-import { Agent } from "undici";
+import { Agent, type Dispatcher } from "undici";
 import { guardedLookup, refusedUrl, type TargetRules } from "./target.js";
 
 /** A receiver must answer within this time. */
@@ -66,70 +66,98 @@ export function createDeliverer(options: DelivererOptions): Deliverer {
     // Latency is real elapsed time (the monotonic clock), not business time: the injected clock
     // of a test does not move while a receiver answers.
     const started = performance.now();
-    const done = (r: Omit<DeliveryResult, "latencyMs">): DeliveryResult => ({ ...r, latencyMs: Math.round(performance.now() - started) });
     let target: ReturnType<typeof parse>;
     try {
       target = parse(url);
     } catch {
-      return Promise.resolve(done({ ok: false, error: "invalid URL" }));
+      return Promise.resolve(resultOf({ ok: false, error: "invalid URL" }, started));
     }
     // Literal addresses are connected to without a lookup, so the URL itself is checked here.
     const refused = refusedUrl(target.target, options);
-    if (refused) return Promise.resolve(done({ ok: false, error: REFUSALS[refused] }));
+    if (refused) return Promise.resolve(resultOf({ ok: false, error: REFUSALS[refused] }, started));
     return new Promise((resolve) => {
-      let settled = false;
-      const finish = (r: Omit<DeliveryResult, "latencyMs">) => {
-        if (settled) return;
-        settled = true;
-        resolve(done(r));
-      };
-      // The whole exchange must end within the timeout, however the receiver trickles its
-      // answer: a result known at the headers is settled then, and the rest of the answer still
-      // has until the deadline before the connection is cut.
-      let abort: ((err?: Error) => void) | undefined;
-      let late = false;
-      const timer = setTimeout(() => {
-        late = true;
-        finish({ ok: false, error: `no answer within ${timeoutMs} ms` });
-        abort?.();
-      }, timeoutMs);
-      let status = 0;
-      // The answer's first MAX_ANSWER_BYTES when asked for; otherwise its bytes are counted and dropped.
-      let answer: Buffer[] | undefined;
-      let size = 0;
-      const answered = () => finish({ ok: true, status, answer: Buffer.concat(answer!).toString("utf8").slice(0, MAX_ANSWER_BYTES) });
-      agent.dispatch(
-        { origin: target.origin, path: target.path, method: "POST", headers: { "content-type": "application/json", "user-agent": "workhub-webhooks/1", ...headers }, body },
-        {
-          // A request that waited for a connection past the deadline is not sent at all.
-          onConnect: (a) => (late ? a() : (abort = a)),
-          onHeaders: (statusCode) => {
-            status = statusCode;
-            if (status < 200 || status >= 300) finish({ ok: false, status, error: status >= 300 && status < 400 ? "redirect (not followed)" : `status ${status}` });
-            else if (opts.readAnswer) answer = [];
-            else finish({ ok: true, status });
-            return true;
-          },
-          onData: (chunk) => {
-            if (answer && size < MAX_ANSWER_BYTES) answer.push(chunk);
-            size += chunk.length;
-            // A large answer nobody reads is not worth the connection.
-            if (!answer && size > MAX_ANSWER_BYTES) abort?.();
-            return true;
-          },
-          onComplete: () => {
-            clearTimeout(timer);
-            if (answer) answered();
-          },
-          onError: (err: NodeJS.ErrnoException) => {
-            clearTimeout(timer);
-            // An answer cut short by the receiver is what arrived of it.
-            if (answer) return answered();
-            finish({ ok: false, error: (err.message || err.code || "connection failed").slice(0, 500) });
-          },
-        },
-      );
+      const exchange = new Exchange(resolve, started, timeoutMs, opts.readAnswer === true);
+      agent.dispatch({ origin: target.origin, path: target.path, method: "POST", headers: { "content-type": "application/json", "user-agent": "workhub-webhooks/1", ...headers }, body }, exchange);
     });
   };
   return Object.assign(deliver, { close: () => void agent.destroy().catch(() => undefined) });
+}
+
+function resultOf(r: Omit<DeliveryResult, "latencyMs">, started: number): DeliveryResult {
+  return { ...r, latencyMs: Math.round(performance.now() - started) };
+}
+
+/**
+ * One POST's exchange, as undici's dispatch handler. The whole exchange must end within the
+ * timeout, however the receiver trickles its answer: a result known at the headers is settled
+ * then, and the rest of the answer still has until the deadline before the connection is cut.
+ * A request that waited for a connection past the deadline is not sent at all.
+ */
+class Exchange implements Dispatcher.DispatchHandlers {
+  private settled = false;
+  private late = false;
+  private abort?: (err?: Error) => void;
+  private readonly timer: NodeJS.Timeout;
+  private status = 0;
+  /** The answer's first MAX_ANSWER_BYTES when asked for; otherwise its bytes are counted and dropped. */
+  private answer?: Buffer[];
+  private size = 0;
+
+  constructor(
+    private readonly resolve: (result: DeliveryResult) => void,
+    private readonly started: number,
+    private readonly timeoutMs: number,
+    private readonly readAnswer: boolean,
+  ) {
+    this.timer = setTimeout(() => this.deadline(), timeoutMs);
+  }
+
+  private deadline(): void {
+    this.late = true;
+    this.finish({ ok: false, error: `no answer within ${this.timeoutMs} ms` });
+    this.abort?.();
+  }
+
+  private finish(r: Omit<DeliveryResult, "latencyMs">): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.resolve(resultOf(r, this.started));
+  }
+
+  private answered(): void {
+    this.finish({ ok: true, status: this.status, answer: Buffer.concat(this.answer!).toString("utf8").slice(0, MAX_ANSWER_BYTES) });
+  }
+
+  onConnect(abort: (err?: Error) => void): void {
+    if (this.late) abort();
+    else this.abort = abort;
+  }
+
+  onHeaders(statusCode: number): boolean {
+    this.status = statusCode;
+    if (statusCode < 200 || statusCode >= 300) this.finish({ ok: false, status: statusCode, error: statusCode >= 300 && statusCode < 400 ? "redirect (not followed)" : `status ${statusCode}` });
+    else if (this.readAnswer) this.answer = [];
+    else this.finish({ ok: true, status: statusCode });
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.answer && this.size < MAX_ANSWER_BYTES) this.answer.push(chunk);
+    this.size += chunk.length;
+    // A large answer nobody reads is not worth the connection.
+    if (!this.answer && this.size > MAX_ANSWER_BYTES) this.abort?.();
+    return true;
+  }
+
+  onComplete(): void {
+    clearTimeout(this.timer);
+    if (this.answer) this.answered();
+  }
+
+  onError(err: NodeJS.ErrnoException): void {
+    clearTimeout(this.timer);
+    // An answer cut short by the receiver is what arrived of it.
+    if (this.answer) return this.answered();
+    this.finish({ ok: false, error: (err.message || err.code || "connection failed").slice(0, 500) });
+  }
 }
