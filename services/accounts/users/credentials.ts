@@ -1,4 +1,5 @@
-import { createHash, randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from "node:crypto";
+import { sha256Hex } from "../../../lib/digest.js";
 import type { SecretBox } from "../../../lib/secret-box.js";
 import type { StoredApiToken } from "./store.js";
 
@@ -30,7 +31,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
 
 /** Tokens have 256 bits of entropy, so a fast hash is enough to store them. */
 export function hashToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
+  return sha256Hex(token);
 }
 
 export function newApiToken(): string {

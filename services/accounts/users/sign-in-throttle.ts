@@ -1,4 +1,5 @@
-import { createHash, randomInt } from "node:crypto";
+import { randomInt } from "node:crypto";
+import { sha256Hex } from "../../../lib/digest.js";
 import type { ConnectError } from "@connectrpc/connect";
 import type { Clock } from "../../../lib/clock.js";
 import { dbDate, isConflictVictim, isUniqueViolation, type Knex } from "../../../lib/db.js";
@@ -19,7 +20,7 @@ export const SIGN_IN_POLICY: SignInPolicy = { maxFailures: 10, windowMs: 15 * 60
  * the answers do not tell which accounts exist.
  */
 export function accountKey(email: string): string {
-  return createHash("sha256").update(email.trim().toLowerCase()).digest("hex");
+  return sha256Hex(email.trim().toLowerCase());
 }
 
 /**

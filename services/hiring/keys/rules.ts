@@ -1,4 +1,5 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { sha256Hex } from "../../../lib/digest.js";
 import { badRequest } from "../../../lib/errors.js";
 import { sortableId } from "../../../lib/ids.js";
 
@@ -27,7 +28,7 @@ export function newApiKey(): { id: string; key: string; secretHash: string } {
 }
 
 function hashSecret(secret: string): string {
-  return createHash("sha256").update(secret).digest("hex");
+  return sha256Hex(secret);
 }
 
 export function parseApiKey(key: string): { id: string; secret: string } | undefined {

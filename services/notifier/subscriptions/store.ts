@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../../../lib/digest.js";
 import { dbDate, type Knex } from "../../../lib/db.js";
 import { secretsEqual } from "../../../lib/identity.js";
 import type { SecretBox } from "../../../lib/secret-box.js";
@@ -40,7 +40,7 @@ export type NewSubscription = Omit<SubscriptionRow, "id">;
 
 /** How a validation code is kept: its SHA-256 in hex (codes are random, 192 bits: no salt needed). */
 function validationCodeHash(code: string): string {
-  return createHash("sha256").update(code).digest("hex");
+  return sha256Hex(code);
 }
 
 /** A subscription as the ingest reads it, to learn who receives an event: the secret stays sealed. */

@@ -1,9 +1,9 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../../../lib/digest.js";
 
 /** How far back the calendar reaches (the reference: the last 14 days). */
 export const CALENDAR_DAYS = 14;
 
-export const icalTokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
+export const icalTokenHash = (token: string) => sha256Hex(token);
 
 /** One time entry as a calendar event. */
 export interface CalendarEvent {

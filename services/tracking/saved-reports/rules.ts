@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
+import { sha256Hex } from "../../../lib/digest.js";
 import { create, toJson, type JsonObject, type JsonValue, type MessageInitShape } from "@bufbuild/protobuf";
 import { ListValueSchema, type ListValue } from "@bufbuild/protobuf/wkt";
 import { SavedReportInputSchema, type ListSavedReportsRequest, type RunSharedReportRequest, type SavedReportInput } from "../../../gen/tracking/v1/saved_reports_pb.js";
@@ -280,4 +281,4 @@ export function fileOverrides(req: { startDate?: string; endDate?: string }): Js
 /** A new token: 128 random bits, hex (what /reports/api/v3/shared/{token} takes). */
 export const newReportToken = () => randomBytes(16).toString("hex");
 /** What a token is looked up by: its SHA-256 (hex); 128 random bits need no slow hash. */
-export const reportTokenHash = (token: string) => createHash("sha256").update(token).digest("hex");
+export const reportTokenHash = (token: string) => sha256Hex(token);
