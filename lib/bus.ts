@@ -1,4 +1,4 @@
-import { connect, AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, headers as natsHeaders, type NatsConnection, type JetStreamClient, type ConsumerMessages, type JsMsg } from "nats";
+import { connect, AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, headers as natsHeaders, type NatsConnection, type JetStreamClient, type JetStreamManager, type StreamConfig, type ConsumerMessages, type JsMsg } from "nats";
 import type { Logger } from "./logger.js";
 import { Turns } from "./turns.js";
 
@@ -78,6 +78,35 @@ const FOLLOW_BATCH = 256;
 /** A message as the stream handed it, with what acknowledges it. */
 type ReceivedMessage = StreamMessage & { raw: JsMsg };
 
+/** How often the stream's creation is tried before a process's start fails, and how long it waits between tries. */
+export const STREAM_ATTEMPTS = 5;
+const STREAM_RETRY_MS = 200;
+
+/**
+ * Makes the stream unless it is there. The server may refuse a creation for a moment: NATS 2.9
+ * removes an account's store directory when its last stream goes, and a stream created at that
+ * instant fails with "error creating store for stream" (seen when a test's stream was deleted as
+ * another's was made); a cluster answers errors while it elects a leader. Those are tried again;
+ * the last try's error is thrown.
+ */
+export async function ensureStream(jsm: Pick<JetStreamManager, "streams">, config: Partial<StreamConfig> & { name: string }, retryMs = STREAM_RETRY_MS): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await jsm.streams.info(config.name);
+      return;
+    } catch {
+      // Not there (or not answered): make it.
+    }
+    try {
+      await jsm.streams.add(config);
+      return;
+    } catch (err) {
+      if (attempt >= STREAM_ATTEMPTS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, retryMs * attempt));
+    }
+  }
+}
+
 /** JetStreamBus publishes to and consumes from the JetStream stream EVENTS. */
 export class JetStreamBus implements EventBus {
   private constructor(
@@ -101,11 +130,7 @@ export class JetStreamBus implements EventBus {
       duplicate_window: 2 * 60 * 1_000_000_000,
       max_age: 7 * 24 * 3600 * 1_000_000_000,
     };
-    try {
-      await jsm.streams.info(streamName);
-    } catch {
-      await jsm.streams.add(config);
-    }
+    await ensureStream(jsm, config);
     return new JetStreamBus(nc, nc.jetstream(), streamName, subjectPrefix, log);
   }
 

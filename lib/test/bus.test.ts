@@ -1,7 +1,7 @@
 import t from "tap";
 import { randomBytes } from "node:crypto";
 import { connect } from "nats";
-import { InProcessBus, JetStreamBus, type BusMessage, type EventBus } from "../bus.js";
+import { ensureStream, InProcessBus, JetStreamBus, STREAM_ATTEMPTS, type BusMessage, type EventBus } from "../bus.js";
 import { createLogger } from "../logger.js";
 import { STACK_MODE } from "../../test/support/harness.js";
 
@@ -51,6 +51,34 @@ t.test("in-process bus: a failing consumer fails the publish, so the outbox retr
   await t.rejects(bus.publish([msg("x")]));
   await bus.publish([msg("x")]);
   t.same(c.seen, ["x"]);
+});
+
+t.test("the stream is made again after a refused creation, up to STREAM_ATTEMPTS tries, and not made when it is there", async (t) => {
+  const calls: string[] = [];
+  const manager = (refusals: number, exists = false) => ({
+    streams: {
+      info: async (name: string) => {
+        calls.push(`info ${name}`);
+        if (!exists) throw new Error("stream not found");
+        return {};
+      },
+      add: async (config: { name: string }) => {
+        calls.push(`add ${config.name}`);
+        if (refusals-- > 0) throw new Error("error creating store for stream");
+        exists = true;
+        return {};
+      },
+    },
+  });
+  const jsm = (refusals: number, exists?: boolean) => manager(refusals, exists) as unknown as Parameters<typeof ensureStream>[0];
+  await ensureStream(jsm(2), { name: "S" }, 1);
+  t.same(calls, ["info S", "add S", "info S", "add S", "info S", "add S"], "refused twice, made on the third try");
+  calls.length = 0;
+  await t.rejects(ensureStream(jsm(STREAM_ATTEMPTS), { name: "S" }, 1), /error creating store for stream/);
+  t.equal(calls.filter((c) => c.startsWith("add")).length, STREAM_ATTEMPTS, "gives up after STREAM_ATTEMPTS tries");
+  calls.length = 0;
+  await ensureStream(jsm(0, true), { name: "S" }, 1);
+  t.same(calls, ["info S"], "a stream that is there is left as it is");
 });
 
 if (STACK_MODE) {
