@@ -1,5 +1,9 @@
 import t from "tap";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import * as http from "node:http";
+import * as https from "node:https";
+import { join } from "node:path";
 import * as net from "node:net";
 import os from "node:os";
 import type { LookupAddress } from "node:dns";
@@ -127,6 +131,25 @@ t.test("deliveries to one receiver reuse their connections, after a failed statu
   // undici's pool takes a second connection for a request sent in the same turn as the last
   // answer (the first is handed back a moment later), then alternates between the two.
   t.ok(connections <= 2, `${connections} connections for six deliveries in turn`);
+});
+
+t.test("an https receiver's certificate is verified: one nobody signed is a failure, and nothing is posted", async (t) => {
+  const dir = mkdtempSync(join(os.tmpdir(), "deliver-tls-"));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const made = spawnSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem")], { stdio: "ignore" });
+  if (!t.equal(made.status, 0, "openssl made a self-signed certificate")) return;
+  let posted = 0;
+  const server = https.createServer({ key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) }, (_req, res) => {
+    posted++;
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  t.teardown(() => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))));
+  const deliver = createDeliverer(rules);
+  t.teardown(() => deliver.close());
+  const result = await deliver(`https://localhost:${(server.address() as net.AddressInfo).port}/hook`, "{}", {});
+  t.match(result, { ok: false, error: /self[- ]signed certificate/ });
+  t.equal(posted, 0);
 });
 
 t.test("under the default rules a delivery connects neither to this host's own address nor to IPv4 written in IPv6, literal or resolved", async (t) => {
